@@ -1,0 +1,17 @@
+# The two commands of the README: `make run` and `make test`. Both set everything up first.
+VENV ?= .venv
+ARGS ?=
+
+.PHONY: setup run test bench
+setup:
+	VENV=$(VENV) EXTRAS=test ./scripts/setup.sh
+
+run: setup
+	$(VENV)/bin/pagesieve run $(ARGS)
+
+test: setup
+	$(VENV)/bin/python -m pytest $(ARGS)
+
+bench:
+	VENV=$(VENV) EXTRAS=test,bench ./scripts/setup.sh
+	$(VENV)/bin/python benchmarks/bench_chain.py

@@ -1,0 +1,3 @@
+from pagesieve.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,290 @@
+"""``config.yaml``: the chain of each preset, every filter's settings, and global sections.
+
+Layout of the file (see the file itself for every key, generated from the declarations)::
+
+    preset: declutter              # the preset used when none is asked for
+    output: {...}                  # OutputSettings defaults
+    safety: {...}                  # SafetySettings defaults
+    filters:                       # every filter's settings defaults
+      link_lists: {ratio: ...}
+    presets:                       # named overrides layered over the defaults
+      declutter:
+        description: ...
+        chain: [ignore, ads, ...]  # order matters
+        filters: {article: {mode: mark}}
+    <global sections>              # proxy, users, ... (not per preset)
+
+Everything is validated when the file is loaded — every preset is resolved once — so a
+bad file stops start-up with one line naming the key, the bad value and what is allowed.
+A run resolves a preset plus overrides (``--set filters.link_lists.ratio=0.5``) into a
+:class:`ChainSpec`; :func:`build_chain` turns a spec into a ready :class:`~pagesieve.chain.Chain`,
+sharing filter instances between specs with equal settings.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from pagesieve import settings as S
+from pagesieve.errors import ConfigError
+from pagesieve.output import OutputSettings
+from pagesieve.settings import setting
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
+PRESET_KEYS = ("description", "chain", "output", "safety", "filters")
+
+
+@dataclass(frozen=True)
+class SafetySettings:
+    """Guards that keep a filter from destroying the page."""
+
+    max_article_loss: float = setting(
+        0.9, "A filter that would remove more than this fraction of the detected article's text "
+             "(of the body's text before an article is found) is undone on that page.",
+        minimum=0.0, maximum=1.0, group="advanced")
+
+
+def _sections() -> dict[str, type]:
+    """Per-preset sections (besides ``filters``) and their settings classes."""
+    return {"output": OutputSettings, "safety": SafetySettings}
+
+
+def global_sections() -> dict[str, type]:
+    """Sections that apply to the whole process, not per preset (the proxy's, users')."""
+    from pagesieve.globals import GLOBAL_SECTIONS
+    return GLOBAL_SECTIONS
+
+
+@dataclass(frozen=True)
+class ChainSpec:
+    """A fully resolved, validated chain: hashable, picklable, cheap to compare."""
+
+    preset: str
+    chain: tuple[str, ...]
+    filters: tuple[tuple[str, Any], ...]  # (name, settings instance) in chain order
+    output: OutputSettings
+    safety: SafetySettings
+
+    def settings_of(self, name: str) -> Any:
+        return dict(self.filters)[name]
+
+
+def _merge(base: dict, over: Mapping) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = _merge(dict(out[k]), v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``key=value`` → (key, value); the value is read as a YAML scalar or list."""
+    if "=" not in item:
+        raise ConfigError(f"--set {item!r}: expected key=value, e.g. filters.link_lists.ratio=0.5")
+    key, raw = item.split("=", 1)
+    key = key.strip()
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key, value
+
+
+def overrides_to_tree(overrides: Iterable[tuple[str, Any]] | Mapping[str, Any]) -> dict:
+    """Dotted keys → nested mapping. ``link_lists.ratio`` is short for ``filters.link_lists.ratio``."""
+    from pagesieve.filters import FILTERS
+
+    items = overrides.items() if isinstance(overrides, Mapping) else overrides
+    tree: dict = {}
+    for key, value in items:
+        parts = key.split(".")
+        if parts[0] in FILTERS:
+            parts = ["filters"] + parts
+        if parts[0] == "chain" and isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        node = tree
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{key}: conflicting overrides")
+        node[parts[-1]] = value
+    return tree
+
+
+class Config:
+    """A loaded, validated configuration."""
+
+    def __init__(self, data: Mapping[str, Any], source: str = "<config>") -> None:
+        from pagesieve.filters import FILTERS
+
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{source}: expected a mapping at the top level")
+        self.source = source
+        self.data = dict(data)
+        allowed = {"preset", "presets", "filters", *_sections(), *global_sections()}
+        unknown = sorted(set(self.data) - allowed)
+        if unknown:
+            raise ConfigError(f"{unknown[0]}: unknown top-level key; allowed: {', '.join(sorted(allowed))}")
+        filters = self.data.get("filters") or {}
+        if not isinstance(filters, Mapping):
+            raise ConfigError(f"filters = {filters!r}: expected a mapping of filter name to settings")
+        for name in filters:
+            if name not in FILTERS:
+                raise ConfigError(f"filters.{name}: unknown filter; available: {', '.join(sorted(FILTERS))}")
+        self.presets: dict[str, dict] = {}
+        for name, body in (self.data.get("presets") or {}).items():
+            if not isinstance(body, Mapping):
+                raise ConfigError(f"presets.{name} = {body!r}: expected a mapping with a chain")
+            bad = sorted(set(body) - set(PRESET_KEYS))
+            if bad:
+                raise ConfigError(f"presets.{name}.{bad[0]}: unknown key; allowed: {', '.join(PRESET_KEYS)}")
+            if "chain" not in body:
+                raise ConfigError(f"presets.{name}.chain: missing; every preset names its chain of filters")
+            self.presets[name] = dict(body)
+        if not self.presets:
+            raise ConfigError(f"presets: none defined in {source}; at least one preset is needed")
+        self.default_preset = self.data.get("preset", "declutter")
+        self._check_preset_name(self.default_preset, "preset")
+        self.globals = {name: S.build(cls, self.data.get(name), name) for name, cls in global_sections().items()}
+        for name in self.presets:  # validate every preset now, never per request
+            self.resolve(name)
+
+    def _check_preset_name(self, name: Any, key: str) -> None:
+        if name not in self.presets:
+            raise ConfigError(f"{key} = {name!r}: unknown preset; available: {', '.join(sorted(self.presets))}")
+
+    def resolve(self, preset: str | None = None, overrides: Mapping | None = None) -> ChainSpec:
+        """The chain spec for ``preset`` (default: the configured one) with ``overrides`` (a nested
+        mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top."""
+        from pagesieve.filters import FILTERS
+
+        overrides = dict(overrides or {})
+        preset = overrides.pop("preset", None) or preset or self.default_preset
+        self._check_preset_name(preset, "preset")
+        body = self.presets[preset]
+        bad = sorted(set(overrides) - {"chain", "filters", *_sections()})
+        if bad:
+            raise ConfigError(f"{bad[0]}: not a filter or a per-run section; allowed: chain, "
+                              + ", ".join(_sections()) + ", filters.<name> with <name> one of "
+                              + ", ".join(sorted(FILTERS)))
+        merged = {"chain": body["chain"]}
+        for section in ("filters", *_sections()):
+            merged[section] = _merge(_merge(self.data.get(section) or {}, body.get(section) or {}),
+                                     overrides.get(section) or {})
+        if "chain" in overrides:
+            merged["chain"] = overrides["chain"]
+        chain = merged["chain"]
+        where = "chain" if "chain" in overrides else f"presets.{preset}.chain"
+        if not isinstance(chain, (list, tuple)) or not all(isinstance(c, str) for c in chain):
+            raise ConfigError(f"{where} = {chain!r}: expected a list of filter names")
+        for name in chain:
+            if name not in FILTERS:
+                raise ConfigError(f"{where}: unknown filter {name!r}; available: {', '.join(sorted(FILTERS))}")
+        if len(set(chain)) != len(chain):
+            raise ConfigError(f"{where} = {list(chain)!r}: a filter may appear only once")
+        for name in merged["filters"]:
+            if name not in FILTERS:
+                raise ConfigError(f"filters.{name}: unknown filter; available: {', '.join(sorted(FILTERS))}")
+        built = {name: S.build(FILTERS[name].Settings, merged["filters"].get(name), f"filters.{name}")
+                 for name in FILTERS}
+        return ChainSpec(
+            preset=preset, chain=tuple(chain), filters=tuple((n, built[n]) for n in chain),
+            output=S.build(OutputSettings, merged["output"], "output"),
+            safety=S.build(SafetySettings, merged["safety"], "safety"))
+
+
+def load(path: str | os.PathLike | None = None) -> Config:
+    """Load and validate a config file (default: ``$PAGESIEVE_CONFIG`` or the repo's ``config.yaml``)."""
+    path = Path(path or os.environ.get("PAGESIEVE_CONFIG") or DEFAULT_CONFIG)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read config file {path}: {err.strerror or err}") from err
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(err, 'problem', err)}") from err
+    return Config(data, source=str(path))
+
+
+_INSTANCES: dict[tuple[str, Any], Any] = {}
+
+
+def build_chain(spec: ChainSpec):
+    """A ready :class:`~pagesieve.chain.Chain` for ``spec``; filter instances are shared
+    between chains with equal settings (rule lists and models load once per process)."""
+    from pagesieve.chain import Chain
+    from pagesieve.filters import FILTERS
+
+    filters = []
+    for name, cfg in spec.filters:
+        key = (name, cfg)
+        inst = _INSTANCES.get(key)
+        if inst is None:
+            inst = _INSTANCES[key] = FILTERS[name](cfg)
+        filters.append(inst)
+    return Chain(filters, spec.output, spec.safety, preset=spec.preset)
+
+
+def render_defaults() -> str:
+    """The generated block of ``config.yaml``: every declared setting with its doc and default."""
+    from pagesieve.filters import FILTERS
+
+    def block(cls: type, indent: str) -> list[str]:
+        lines = []
+        for d in S.describe(cls):
+            lines.append(f"{indent}# {d['doc']} ({d['allowed']})")
+            value = yaml.safe_dump(d["default"], default_flow_style=True, width=1000).strip()
+            if value.endswith("\n..."):
+                value = value[:-4].strip()
+            value = value.removesuffix("...").strip()
+            lines.append(f"{indent}{d['name']}: {value}")
+        return lines
+
+    out = []
+    for name, cls in {**_sections(), **global_sections()}.items():
+        out.append(f"{name}:")
+        out.extend(block(cls, "  "))
+        out.append("")
+    out.append("filters:")
+    for name, flt in FILTERS.items():
+        out.append(f"  # {flt.summary}")
+        body = block(flt.Settings, "    ")
+        out.append(f"  {name}:" + ("" if body else " {}"))
+        out.extend(body)
+    return "\n".join(out) + "\n"
+
+
+BEGIN_MARK = "# ---- BEGIN GENERATED DEFAULTS (pagesieve config regenerate; edit the declarations, not this block) ----"
+END_MARK = "# ---- END GENERATED DEFAULTS ----"
+
+
+def regenerate(path: str | os.PathLike = DEFAULT_CONFIG) -> bool:
+    """Rewrite the generated block of ``path`` from the declarations; True if it changed."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        head, rest = text.split(BEGIN_MARK + "\n", 1)
+        _, tail = rest.split(END_MARK, 1)
+    except ValueError as err:
+        raise ConfigError(f"{path}: the generated-defaults markers are missing") from err
+    new = head + BEGIN_MARK + "\n" + render_defaults() + END_MARK + tail
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def generated_block(path: str | os.PathLike = DEFAULT_CONFIG) -> str:
+    """The generated block as it stands in ``path`` (for the drift test)."""
+    text = Path(path).read_text(encoding="utf-8")
+    return text.split(BEGIN_MARK + "\n", 1)[1].split(END_MARK, 1)[0]

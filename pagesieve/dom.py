@@ -1,0 +1,135 @@
+"""Small DOM helpers shared by filters: naming nodes, measuring text, telling data tables apart.
+
+Everything here is pure lxml; nothing knows about HTTP or settings.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote body center dd details dialog dir div dl dt fieldset "
+    "figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html li main "
+    "menu nav noscript ol p pre section summary table tbody td tfoot th thead tr ul caption".split())
+HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+WHITESPACE = re.compile(r"\s+")
+WORD_CHARS = re.compile(r"\w", re.UNICODE)
+_SPACES = re.compile(r"\s")
+_TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]")
+
+# URL schemes that are safe to emit again in a link we write ourselves.
+SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})
+
+
+def is_element(node) -> bool:
+    """True for real elements (not comments, processing instructions or entities)."""
+    return isinstance(node.tag, str)
+
+
+def describe(node: HtmlElement) -> str:
+    """A short, stable human-readable name for a node: ``div#main.article.wide``."""
+    if not is_element(node):
+        return "#comment"
+    name = node.tag
+    ident = node.get("id")
+    if ident:
+        name += "#" + ident.strip()[:40]
+    cls = (node.get("class") or "").split()
+    if cls:
+        name += "." + ".".join(cls[:3])
+    return name
+
+
+def path(node: HtmlElement) -> str:
+    """An XPath to the node, for explanations."""
+    try:
+        return node.getroottree().getpath(node)
+    except (ValueError, TypeError):
+        return ""
+
+
+def text_of(node: HtmlElement) -> str:
+    """All text under ``node`` with whitespace collapsed (scripts and styles excluded)."""
+    return WHITESPACE.sub(" ", "".join(_TEXTS(node))).strip()
+
+
+def text_len(node: HtmlElement) -> int:
+    """Number of non-whitespace characters under ``node`` (scripts and styles excluded)."""
+    return sum(len(t) - len(_SPACES.findall(t)) for t in _TEXTS(node))
+
+
+def remove_keep_tail(node: HtmlElement) -> None:
+    """Remove ``node`` from its parent, keeping its tail text in the document."""
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail
+    if tail:
+        prev = node.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(node)
+
+
+def is_safe_url(url: str | None) -> bool:
+    """True when ``url`` may be re-emitted in a link we write (no javascript:, data:, vbscript:…)."""
+    if not url:
+        return False
+    u = url.strip()
+    if not u or any(c in u for c in "\x00\r\n\t"):
+        return False
+    try:
+        scheme = urlsplit(u).scheme.lower()
+    except ValueError:
+        return False
+    return scheme in SAFE_SCHEMES
+
+
+def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -> bool:
+    """A table that holds data (never removed as empty or as a link list) rather than layout.
+
+    Data: a ``<caption>``, ``<th>``, ``<thead>``, a ``summary``, ``role=table/grid``, or a
+    regular grid of at least ``min_rows`` rows of at least ``min_cols`` cells with no block
+    content or nested tables in its cells. Layout: ``role=presentation/none``, nested tables.
+    """
+    role = (table.get("role") or "").strip().lower()
+    if role in ("presentation", "none"):
+        return False
+    if role in ("table", "grid", "treegrid"):
+        return True
+    own_rows = [r for r in table.iter("tr") if _owner_table(r) is table]
+    if table.find(".//table") is not None:
+        return False
+    if table.find("caption") is not None or table.get("summary"):
+        return True
+    if any(_owner_table(th) is table for th in table.iter("th")) or table.find("thead") is not None:
+        return True
+    if len(own_rows) < min_rows:
+        return False
+    widths = [sum(1 for c in r if is_element(c) and c.tag in ("td", "th")) for r in own_rows]
+    if min(widths) < min_cols or max(widths) - min(widths) > 1:
+        return False
+    for cell in table.iter("td"):
+        if cell.find(".//div") is not None or cell.find(".//p") is not None:
+            return False
+    return True
+
+
+def _owner_table(node: HtmlElement) -> HtmlElement | None:
+    for anc in node.iterancestors("table"):
+        return anc
+    return None
+
+
+def body_of(root: HtmlElement) -> HtmlElement:
+    """The ``<body>`` of a parsed document (lxml always makes one for HTML input)."""
+    body = root.find("body")
+    if body is None:
+        body = root.find(".//body")
+    return body if body is not None else root

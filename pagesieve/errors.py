@@ -1,0 +1,26 @@
+"""Exceptions raised by pagesieve.
+
+    PagesieveError            base of everything below
+    ├── ConfigError           a setting, preset or config file is wrong (start-up only)
+    ├── InputError            a page cannot be read as HTML (empty, binary, unreadable)
+    └── FilterError           a filter failed on one page (the chain serves the page as it was)
+
+Each message is one line meant for a person: it names the key or input, the bad value
+and what is allowed.
+"""
+
+
+class PagesieveError(Exception):
+    """Base class of pagesieve's own errors."""
+
+
+class ConfigError(PagesieveError):
+    """A configuration key has a value that is not allowed, or a file cannot be read."""
+
+
+class InputError(PagesieveError):
+    """The input is not a readable HTML page."""
+
+
+class FilterError(PagesieveError):
+    """A filter raised while transforming a page."""

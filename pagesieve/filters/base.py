@@ -1,0 +1,45 @@
+"""What a filter is: a stable ``name``, a frozen ``Settings`` dataclass, one ``apply`` method.
+
+A filter transforms a parsed :class:`~pagesieve.document.Page` in place and changes the tree
+only through its :class:`~pagesieve.chain.FilterContext` (``ctx.remove``, ``ctx.replace``,
+``ctx.set_attr``, ``ctx.insert``), which explains every removal and can undo the filter's
+work if it fails or removes nearly all of the article. Filters know nothing of HTTP, users
+or the proxy. Expensive preparation (rule lists, models) happens once, in ``__init__``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from pagesieve.chain import FilterContext
+    from pagesieve.document import Page
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """A filter without settings."""
+
+
+class Filter:
+    """Base class of every filter."""
+
+    #: Stable name used in ``config.yaml`` (``filters.<name>``) and in explanations.
+    name: ClassVar[str] = ""
+    #: The frozen settings dataclass (every field made with ``settings.setting``).
+    Settings: ClassVar[type] = NoSettings
+    #: One line for ``--help``, docs and the settings page.
+    summary: ClassVar[str] = ""
+    #: Whether the chain's article-loss guard applies (False for filters that only add or mark).
+    destructive: ClassVar[bool] = True
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+
+    def apply(self, page: "Page", ctx: "FilterContext") -> None:
+        """Transform ``page`` in place, through ``ctx``."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release resources (files, models). Optional."""

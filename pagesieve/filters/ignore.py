@@ -1,0 +1,158 @@
+"""``ignore``: the paper's first set of filters — drop whole kinds of tags or attributes.
+
+Source: dom-and-nlp-content-extraction-proxy.txt, "Extractor Settings" (Figure 1): ignore
+scripts (optionally showing ``<noscript>`` content instead), styles, style attributes, non-link
+images (optionally showing their ALT text), image links, text links, forms, ``<input>``,
+``<button>``, ``<select>``, ``<meta>``, ``<iframe>``, ``<embed>``/``<object>``, table cell widths.
+The defaults are the ones ticked in that figure; presets change them (``declutter`` keeps images).
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from dataclasses import dataclass
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+# <meta> that keep a page usable: its encoding (re-declared on output anyway) and the mobile
+# viewport (zoom and reflow for low-vision users depend on it). These are never ignored.
+KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
+                        "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']")
+HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE: ','displaynoe'),'display:none')")
+
+
+@dataclass(frozen=True)
+class IgnoreSettings:
+    """Which kinds of tags and attributes to drop (the paper's "Ignore Settings" screen)."""
+
+    scripts: bool = setting(True, "Remove <script> elements.", group="ignore")
+    show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
+                                        "(else remove it too).", group="ignore")
+    styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore")
+    style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden).",
+                                     group="ignore")
+    style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
+                                                              "(the paper: <div>); [\"*\"] means all.", group="ignore")
+    non_link_images: bool = setting(True, "Remove images that are not inside a link.", group="ignore")
+    image_links: bool = setting(True, "Remove images inside links (and the link, if it has no text left).",
+                                group="ignore")
+    display_alt_text: bool = setting(False, "Put a removed image's ALT text in its place.", group="ignore")
+    text_links: bool = setting(False, "Remove text links (the removed-links list can re-add them at the end).",
+                               group="ignore")
+    forms: bool = setting(False, "Remove <form> elements with everything in them.", group="ignore")
+    inputs: bool = setting(False, "Remove <input> and <textarea> elements.", group="ignore")
+    buttons: bool = setting(False, "Remove <button> elements.", group="ignore")
+    selects: bool = setting(False, "Remove <select> elements.", group="ignore")
+    meta: bool = setting(True, "Remove <meta> elements (except charset and viewport, which keep the page usable).",
+                         group="ignore")
+    iframes: bool = setting(True, "Remove <iframe> and <frame> elements.", group="ignore")
+    embeds: bool = setting(True, "Remove <embed>, <object> and <applet> elements.", group="ignore")
+    table_cell_widths: bool = setting(False, "Remove width attributes of tables and table cells.", group="ignore")
+
+
+class IgnoreFilter(Filter):
+    name = "ignore"
+    Settings = IgnoreSettings
+    summary = "Drop whole kinds of tags and attributes: scripts, styles, images, links, forms, meta, iframes, embeds."
+
+    def __init__(self, settings: IgnoreSettings) -> None:
+        super().__init__(settings)
+        s = settings
+        tags = []
+        if s.scripts:
+            tags.append("script")
+            if not s.show_noscript:
+                tags.append("noscript")
+        if s.styles:
+            tags.append("style")
+        if s.forms:
+            tags.append("form")
+        if s.inputs:
+            tags += ["input", "textarea"]
+        if s.buttons:
+            tags.append("button")
+        if s.selects:
+            tags.append("select")
+        if s.iframes:
+            tags += ["iframe", "frame"]
+        if s.embeds:
+            tags += ["embed", "object", "applet"]
+        self._tags = tuple(tags)
+
+    def apply(self, page, ctx) -> None:
+        s = self.settings
+        root = page.root
+        counts: dict[str, int] = {}
+        for node in list(root.iter(*self._tags)) if self._tags else ():
+            if ctx.remove(node, f"<{node.tag}> is ignored", explain=False):
+                counts[node.tag] = counts.get(node.tag, 0) + 1
+        if s.scripts and s.show_noscript:
+            for node in list(root.iter("noscript")):
+                self._unwrap(node, ctx)
+        if s.styles:
+            for link in list(root.iter("link")):
+                if "stylesheet" in (link.get("rel") or "").lower():
+                    if ctx.remove(link, "linked style sheet is ignored", explain=False):
+                        counts["link[rel=stylesheet]"] = counts.get("link[rel=stylesheet]", 0) + 1
+        if s.meta:
+            for meta in list(root.iter("meta")):
+                if not KEPT_META(meta) and ctx.remove(meta, "<meta> is ignored", explain=False):
+                    counts["meta"] = counts.get("meta", 0) + 1
+        if s.style_attributes:
+            targets = root.iter() if "*" in s.style_attribute_tags else root.iter(*s.style_attribute_tags)
+            for node in list(targets):
+                if node.get("style") is not None:
+                    if HIDDEN_STYLE(node):
+                        ctx.set_attr(node, "hidden", "")
+                    ctx.set_attr(node, "style", None)
+        if s.table_cell_widths:
+            for node in list(root.iter("td", "th", "table", "col", "colgroup")):
+                if node.get("width") is not None:
+                    ctx.set_attr(node, "width", None)
+        if s.non_link_images or s.image_links:
+            self._images(root, ctx, counts)
+        if s.text_links:
+            for a in list(root.iter("a")):
+                if a.get("href") is not None and dom.text_of(a):
+                    if ctx.remove(a, "text link is ignored", explain=False):
+                        counts["text link"] = counts.get("text link", 0) + 1
+        if counts:
+            ctx.note("remove", reason="kinds of tags this filter is set to ignore", measured={"removed": counts})
+
+    def _images(self, root: HtmlElement, ctx, counts: dict[str, int]) -> None:
+        s = self.settings
+        for img in list(root.iter("img", "picture")):
+            if not ctx.in_document(img):
+                continue
+            link = next(img.iterancestors("a"), None)
+            if link is None and not s.non_link_images or link is not None and not s.image_links:
+                continue
+            kind = "image link" if link is not None else "non-link image"
+            target = img.getparent() if img.getparent() is not None and img.getparent().tag == "picture" else img
+            alt = (img.get("alt") or "").strip()
+            if s.display_alt_text and alt:
+                span = etree.Element("span")
+                span.text = alt
+                ctx.replace(target, span, f"{kind} replaced by its ALT text")
+            elif not ctx.remove(target, f"{kind} is ignored", explain=False):
+                continue
+            counts[kind] = counts.get(kind, 0) + 1
+            if link is not None and not dom.text_of(link) and ctx.in_document(link):
+                ctx.remove(link, "image link left with no text", explain=False)
+
+    def _unwrap(self, node: HtmlElement, ctx) -> None:
+        """Replace <noscript> by a copy of its content (what a browser without scripts shows);
+        in <head>, where a <span> cannot go, it is removed."""
+        if any(a.tag == "head" for a in node.iterancestors()):
+            ctx.remove(node, "<noscript> in <head> is ignored", explain=False)
+            return
+        span = etree.Element("span")
+        span.text = node.text
+        for child in node:
+            span.append(deepcopy(child))
+        ctx.replace(node, span, "<noscript> content shown in place of the removed script")

