@@ -139,7 +139,7 @@ class FilterContext:
 
     def set_attr(self, node: HtmlElement, name: str, value: str | None) -> None:
         """Set (or with None, delete) an attribute (undoable)."""
-        old = node.get(name)
+        old = dict(node.attrib)
         if value is None:
             if name in node.attrib:
                 del node.attrib[name]
@@ -156,12 +156,25 @@ class FilterContext:
             node.text = text
         self._ops.append(("text", node, tail, old))
 
-    def checkpoint(self, node: HtmlElement) -> None:
-        """Before a complex in-place edit of ``node``'s subtree: remember a copy to undo to."""
+    def checkpoint(self, node: HtmlElement) -> HtmlElement:
+        """Before a complex in-place edit of ``node``'s subtree: put an editable copy in its
+        place and return it. Edit only the returned copy (and nodes found under it after this
+        call); undo puts the untouched original back."""
         parent = node.getparent()
         if parent is None:
             raise ValueError("cannot checkpoint the root element")
-        self._ops.append(("checkpoint", node, deepcopy(node)))
+        live = deepcopy(node)
+        live.tail = node.tail
+        before = self.state.article
+        order = self.state._link_order
+        for old, new in zip(node.iter(), live.iter()):
+            if old is self.state.article:
+                self.state.article = new
+            if order is not None and old.tag == "a" and old in order:
+                order[new] = order[old]
+        parent.replace(node, live)
+        self._ops.append(("checkpoint", node, live, before, self.state.article))
+        return live
 
     # -- bookkeeping -------------------------------------------------------------------
     def _track_loss(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
@@ -204,10 +217,8 @@ class FilterContext:
                 op[1].getparent().remove(op[1])
             elif kind == "attr":
                 _, node, name, old = op
-                if old is None:
-                    node.attrib.pop(name, None)
-                else:
-                    node.set(name, old)
+                node.attrib.clear()
+                node.attrib.update(old)
             elif kind == "text":
                 _, node, tail, old = op
                 if tail:
@@ -215,9 +226,10 @@ class FilterContext:
                 else:
                     node.text = old
             elif kind == "checkpoint":
-                _, node, copy = op
-                copy.tail = node.tail
-                node.getparent().replace(node, copy)
+                _, original, live, before, mapped = op
+                live.getparent().replace(live, original)
+                if self.state.article is mapped:
+                    self.state.article = before
             elif kind == "article":
                 self.state.article = op[1]
         self._ops.clear()

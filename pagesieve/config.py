@@ -151,7 +151,7 @@ class Config:
             self.presets[name] = dict(body)
         if not self.presets:
             raise ConfigError(f"presets: none defined in {source}; at least one preset is needed")
-        self.default_preset = self.data.get("preset", "declutter")
+        self.default_preset = self.data.get("preset", next(iter(self.presets)))
         self._check_preset_name(self.default_preset, "preset")
         self.globals = {name: S.build(cls, self.data.get(name), name) for name, cls in global_sections().items()}
         for name in self.presets:  # validate every preset now, never per request

@@ -22,6 +22,7 @@ _SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "
 _PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol",
                         "dl", "figure", "section", "article", "header", "footer", "nav", "aside", "main",
                         "form", "fieldset", "hr", "address", "details"})
+_PRE_NL, _PRE_SP = "\ue000", "\ue001"  # private-use stand-ins that survive whitespace collapsing
 _LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption", "option"}
 
 
@@ -67,7 +68,7 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
                 pending = 0
             parts.append(tok)
     lines = [_SPACES.sub(" ", line).strip() for line in "".join(parts).split("\n")]
-    text = "\n".join(lines).strip("\n")
+    text = "\n".join(lines).strip("\n").replace(_PRE_NL, "\n").replace(_PRE_SP, " ")
     if settings.limit_line_breaks:
         text = re.sub(r"\n{%d,}" % (settings.max_line_breaks + 1), "\n" * settings.max_line_breaks, text)
     return text
@@ -85,9 +86,9 @@ def _walk(node: HtmlElement, out: list, settings: OutputSettings) -> None:
     if tag == "br":
         out.append("\n")
         return
-    if tag == "pre":
+    if tag == "pre":  # its line breaks and indentation are content
         out.append(2)
-        out.append(node.text_content())
+        out.append(node.text_content().replace("\n", _PRE_NL).replace(" ", _PRE_SP))
         out.append(2)
         return
     brk = 2 if tag in _PARAGRAPH else 1 if tag in _LINE else 0

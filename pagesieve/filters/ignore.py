@@ -23,7 +23,7 @@ from pagesieve.settings import setting
 # viewport (zoom and reflow for low-vision users depend on it). These are never ignored.
 KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']")
-HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE: ','displaynoe'),'display:none')")
+HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none')")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,58 @@
+"""Shared fixtures: the ground-truth corpus and small helpers to run a chain on a page."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pagesieve import config as C
+from pagesieve.document import parse
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("PAGESIEVE_CORPUS", REPO.parent / "shared" / "data" / "extraction" / "scrapinghub"))
+
+
+def corpus_pages() -> list[tuple[str, Path, str]]:
+    """(id, html path, truth body) for every page of the shared corpus ([] if absent)."""
+    truth = CORPUS / "truth.jsonl"
+    if not truth.exists():
+        return []
+    out = []
+    for line in truth.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        path = CORPUS / "pages" / f"{row['id']}.html"
+        if path.exists():
+            out.append((row["id"], path, row["body"]))
+    return out
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    pages = corpus_pages()
+    if not pages:
+        pytest.skip(f"ground-truth corpus not found at {CORPUS} (set PAGESIEVE_CORPUS)")
+    return pages
+
+
+@pytest.fixture(scope="session")
+def cfg():
+    return C.load()
+
+
+def run_filter(name: str, html: str | bytes, url: str | None = None, **settings):
+    """Run one filter (alone) on ``html`` with ``settings`` over its defaults; (page, state, stats)."""
+    from pagesieve.chain import Chain
+    from pagesieve.config import SafetySettings
+    from pagesieve.filters import FILTERS
+    from pagesieve.output import OutputSettings
+    from pagesieve import settings as S
+
+    cls = FILTERS[name]
+    flt = cls(S.build(cls.Settings, settings, f"filters.{name}"))
+    page = parse(html.encode() if isinstance(html, str) else html, url=url)
+    chain = Chain([flt], OutputSettings(), SafetySettings())
+    state, stats = chain.run(page)
+    return page, state, stats

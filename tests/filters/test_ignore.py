@@ -1,0 +1,81 @@
+import pytest
+
+from tests.conftest import run_filter
+
+PAGE = """<html><head><meta charset=utf-8><meta name=viewport content="width=device-width">
+<meta name=description content=d><style>p{}</style><link rel=stylesheet href=s.css></head><body>
+<script>evil()</script><noscript><p id=ns>no js</p></noscript>
+<div style="color:red" id=red>r</div><div style="display: none" id=hid>h</div><p style="x" id=ps>p</p>
+<img src=a.png alt="plain image"><a href=/big><img src=b.png alt="linked image"></a>
+<a href=/text id=tl>text link</a><form><input name=q><button>Go</button><select><option>1</select></form>
+<iframe src=f></iframe><embed src=e><object data=o></object>
+<table width=500><tr><td width=100>cell</td></tr></table></body></html>"""
+
+
+def tags(page, tag):
+    return page.root.findall(f".//{tag}")
+
+
+def test_paper_defaults():
+    page, state, _ = run_filter("ignore", PAGE)
+    assert not tags(page, "script") and not tags(page, "iframe") and not tags(page, "embed")
+    assert not tags(page, "object") and not tags(page, "img")
+    assert page.root.find(".//p[@id='ns']") is not None  # <noscript> content shown
+    assert not tags(page, "noscript")
+    assert [m.get("charset") or m.get("name") for m in tags(page, "meta")] == ["utf-8", "viewport"]
+    assert page.root.get_element_by_id("red").get("style") is None
+    hidden = page.root.get_element_by_id("hid")
+    assert hidden.get("style") is None and hidden.get("hidden") == ""  # still hidden
+    assert page.root.get_element_by_id("ps").get("style") == "x"  # only <div> by default
+    assert tags(page, "style") and tags(page, "form") and tags(page, "button")
+    assert page.root.find(".//a[@href='/big']") is None  # image link left with no text
+    assert page.root.get_element_by_id("tl") is not None
+    removed = state.record[-1]["measured"]["removed"]
+    assert removed["script"] == 1 and removed["non-link image"] == 1 and removed["image link"] == 1
+
+
+@pytest.mark.parametrize("setting, present_xpath", [
+    ("styles", "//style | //link[@rel='stylesheet']"),
+    ("forms", "//form"),
+    ("inputs", "//input"),
+    ("buttons", "//button"),
+    ("selects", "//select"),
+    ("text_links", "//a[@id='tl']"),
+])
+def test_each_switch_on_and_off(setting, present_xpath):
+    on, _, _ = run_filter("ignore", PAGE, **{setting: True})
+    off, _, _ = run_filter("ignore", PAGE, **{setting: False})
+    assert not on.root.xpath(present_xpath)
+    assert off.root.xpath(present_xpath)
+
+
+def test_noscript_removed_when_not_shown():
+    page, _, _ = run_filter("ignore", PAGE, show_noscript=False)
+    assert page.root.find(".//p[@id='ns']") is None
+
+
+def test_scripts_kept_when_off():
+    page, _, _ = run_filter("ignore", PAGE, scripts=False)
+    assert tags(page, "script") and tags(page, "noscript")
+
+
+def test_alt_text_replaces_removed_images():
+    page, _, _ = run_filter("ignore", PAGE, display_alt_text=True)
+    spans = [s.text for s in tags(page, "span")]
+    assert "plain image" in spans and "linked image" in spans
+
+
+def test_images_kept_when_off():
+    page, _, _ = run_filter("ignore", PAGE, non_link_images=False, image_links=False)
+    assert len(tags(page, "img")) == 2
+
+
+def test_style_attributes_of_all_tags_and_cell_widths():
+    page, _, _ = run_filter("ignore", PAGE, style_attribute_tags=["*"], table_cell_widths=True)
+    assert page.root.get_element_by_id("ps").get("style") is None
+    assert not page.root.xpath("//*[@width]")
+
+
+def test_meta_kept_when_off():
+    page, _, _ = run_filter("ignore", PAGE, meta=False)
+    assert len(tags(page, "meta")) == 3

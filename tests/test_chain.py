@@ -1,0 +1,121 @@
+"""The chain's error boundary, undo log, loss guard and removed-link bookkeeping."""
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from pagesieve.chain import Chain, FilterContext, RunState
+from pagesieve.config import SafetySettings
+from pagesieve.document import parse, serialize
+from pagesieve.filters.base import Filter
+from pagesieve.output import OutputSettings
+
+PAGE = (b"<html><head><title>T</title></head><body><div id=nav><a href='/a'>A</a> <a href='/b'>B</a></div>"
+        b"<div id=art><p>" + b"word " * 200 + b"</p><p>tail text</p></div></body></html>")
+
+
+class Removes(Filter):
+    name = "removes"
+
+    def __init__(self, xpath, then_raise=False):
+        super().__init__(None)
+        self.xpath, self.then_raise = xpath, then_raise
+
+    def apply(self, page, ctx):
+        for node in page.root.xpath(self.xpath):
+            ctx.remove(node, "test")
+        if self.then_raise:
+            raise RuntimeError("boom")
+
+
+class Marks(Filter):
+    name = "marks"
+    destructive = False
+
+    def apply(self, page, ctx):
+        ctx.set_article(page.root.get_element_by_id("art"))
+
+
+def run(*filters, loss=0.9):
+    page = parse(PAGE)
+    state, stats = Chain(list(filters), OutputSettings(), SafetySettings(max_article_loss=loss)).run(page)
+    return page, state, stats
+
+
+def test_a_failing_filter_leaves_the_page_as_before_it():
+    before = serialize(parse(PAGE))
+    page, state, stats = run(Removes("//div[@id='nav'] | //p[2]", then_raise=True))
+    assert serialize(page) == before
+    assert stats[0]["status"] == "error"
+    assert state.record[-1]["action"] == "error" and "boom" in state.record[-1]["reason"]
+
+
+def test_the_next_filter_still_runs_after_a_failure():
+    page, _, stats = run(Removes("//p[2]", then_raise=True), Removes("//div[@id='nav']"))
+    assert [s["status"] for s in stats] == ["error", "ok"]
+    assert page.root.find(".//div[@id='nav']") is None
+    assert len(page.root.findall(".//p")) == 2
+
+
+def test_removing_nearly_all_article_text_is_reverted():
+    page, state, stats = run(Marks(None), Removes("//div[@id='art']/p[1]"))
+    assert stats[1]["status"] == "reverted"
+    assert len(page.root.findall(".//p")) == 2
+    revert = state.record[-1]
+    assert revert["action"] == "revert" and revert["measured"]["article_text_lost"] > 0.9
+
+
+def test_guard_threshold_boundary():
+    # p[1] holds 800 of 808 article characters (0.990): reverted at 0.98, kept at 0.995
+    _, _, stats = run(Marks(None), Removes("//div[@id='art']/p[1]"), loss=0.98)
+    assert stats[1]["status"] == "reverted"
+    _, _, stats = run(Marks(None), Removes("//div[@id='art']/p[1]"), loss=0.995)
+    assert stats[1]["status"] == "ok"
+
+
+def test_removing_outside_the_article_is_not_loss():
+    page, _, stats = run(Marks(None), Removes("//div[@id='nav']"), loss=0.0)
+    assert stats[1]["status"] == "ok"
+    assert page.root.find(".//div[@id='nav']") is None
+
+
+def test_removed_links_are_recorded_in_page_order():
+    _, state, _ = run(Removes("//a[@href='/b']"), Removes("//a[@href='/a']"))
+    assert sorted(state.removed_links) == [(0, "/a", "A"), (1, "/b", "B")]
+
+
+def test_tail_text_survives_removal_and_rollback_restores_it():
+    page = parse(b"<body><p>a<b>x</b>tail<i>y</i>more</p></body>")
+    ctx = FilterContext("t", RunState(root=page.root), page)
+    p = page.root.find(".//p")
+    ctx.remove(p.find("b"), "t")
+    assert etree.tostring(p) == b"<p>atail<i>y</i>more</p>"
+    ctx.remove(p.find("i"), "t")
+    assert etree.tostring(p) == b"<p>atailmore</p>"
+    ctx.rollback()
+    assert etree.tostring(p) == b"<p>a<b>x</b>tail<i>y</i>more</p>"
+
+
+def test_rollback_of_attributes_replacements_and_checkpoints():
+    page = parse(b"<body><div style='x' id=d><p>one</p></div><span>s</span></body>")
+    ctx = FilterContext("t", RunState(root=page.root), page)
+    before = serialize(parse(b"<body><div style='x' id=d><p>one</p></div><span>s</span></body>"))
+    div = page.root.get_element_by_id("d")
+    ctx.set_attr(div, "style", None)
+    ctx.set_attr(div, "hidden", "")
+    live = ctx.checkpoint(div)
+    live.find("p").text = "changed"
+    assert page.root.find(".//p").text == "changed"
+    new = etree.Element("em")
+    ctx.replace(page.root.find(".//span"), new, "t")
+    ctx.rollback()
+    assert serialize(page) == before
+
+
+def test_nodes_inside_removed_subtrees_are_not_removed_twice():
+    page = parse(b"<body><div><p>x</p></div></body>")
+    ctx = FilterContext("t", RunState(root=page.root), page)
+    p = page.root.find(".//p")
+    assert ctx.remove(page.root.find(".//div"), "t")
+    assert not ctx.remove(p, "t")
+    assert ctx.removed == 1

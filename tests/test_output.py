@@ -1,0 +1,47 @@
+import pytest
+
+from pagesieve.document import parse
+from pagesieve.output import OutputSettings, render, to_text
+
+
+def text(html, **kw):
+    return to_text(parse(html.encode()).body, OutputSettings(format="text", **kw))
+
+
+def test_blocks_on_their_own_lines():
+    assert text("<h1>Title</h1><p>One  two\n three</p><ul><li>a</li>\n<li>b</li></ul><p>end</p>") == \
+        "Title\n\nOne two three\n\n• a\n• b\n\nend"
+
+
+@pytest.mark.parametrize("limit, expected", [
+    (1, "a\nb"),
+    (2, "a\n\nb"),
+    (3, "a\n\n\nb"),
+])
+def test_line_break_limit(limit, expected):
+    assert text("<p>a" + "<br>" * 6 + "b</p>", max_line_breaks=limit) == expected
+
+
+def test_no_limit_keeps_breaks():
+    assert text("<p>a" + "<br>" * 4 + "b</p>", limit_line_breaks=False) == "a\n\n\n\nb"
+
+
+def test_scripts_styles_and_comments_are_not_text():
+    assert text("<p>a<script>var x</script><style>p{}</style><!-- c -->b</p>") == "ab"
+
+
+def test_alt_text_in_brackets_when_asked():
+    html = '<p>see <img src=x alt="a cat"> here</p>'
+    assert text(html) == "see here"
+    assert text(html, image_alt_in_text=True) == "see [a cat] here"
+
+
+def test_pre_keeps_its_lines():
+    assert text("<p>x</p><pre>a\n  b</pre>") == "x\n\na\n  b"
+
+
+def test_render_text_has_title_and_encoding():
+    page = parse("<title>Été</title><p>café</p>".encode("cp1252"), declared_encoding="windows-1252")
+    body, media = render(page, None, OutputSettings(format="text"))
+    assert media == "text/plain"
+    assert body.decode("cp1252") == "Été\n\ncafé\n"

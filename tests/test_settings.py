@@ -1,0 +1,59 @@
+from dataclasses import dataclass
+from typing import Literal
+
+import pytest
+
+from pagesieve import settings as S
+from pagesieve.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Demo:
+    ratio: float = S.setting(0.5, "a ratio", minimum=0, maximum=1)
+    count: int = S.setting(3, "a count", minimum=1)
+    on: bool = S.setting(True, "a switch")
+    mode: Literal["a", "b"] = S.setting("a", "a mode")
+    tags: tuple[str, ...] = S.setting(("div",), "some tags")
+    name: str | None = S.setting(None, "optional")
+
+
+def test_defaults_and_overrides():
+    d = S.build(Demo, {"ratio": 1, "tags": ["p", "td"], "name": "x"}, "demo")
+    assert d == Demo(ratio=1.0, tags=("p", "td"), name="x")
+    assert isinstance(d.ratio, float)
+    assert S.build(Demo, None, "demo") == Demo()
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"ratio": 1.01}, "demo.ratio = 1.01: expected a number from 0 to 1"),
+    ({"ratio": -0.01}, "demo.ratio = -0.01: expected a number from 0 to 1"),
+    ({"ratio": "abc"}, "demo.ratio = 'abc': expected a number from 0 to 1"),
+    ({"count": 0}, "demo.count = 0: expected an integer >= 1"),
+    ({"count": 2.5}, "demo.count = 2.5: expected an integer >= 1"),
+    ({"count": True}, "demo.count = True: expected an integer >= 1"),
+    ({"on": "yes"}, "demo.on = 'yes': expected true or false"),
+    ({"mode": "c"}, "demo.mode = 'c': expected one of 'a', 'b'"),
+    ({"tags": "div"}, "demo.tags = 'div': expected a list of strings"),
+    ({"tags": [1]}, "demo.tags = [1]: expected a list of strings"),
+    ({"nope": 1}, "demo.nope: unknown setting; allowed: count, mode, name, on, ratio, tags"),
+])
+def test_errors_name_key_value_and_allowed(values, message):
+    with pytest.raises(ConfigError) as err:
+        S.build(Demo, values, "demo")
+    assert str(err.value) == message
+
+
+def test_bounds_are_inclusive():
+    assert S.build(Demo, {"ratio": 0}, "d").ratio == 0.0
+    assert S.build(Demo, {"ratio": 1}, "d").ratio == 1.0
+    assert S.build(Demo, {"count": 1}, "d").count == 1
+
+
+def test_every_declared_setting_has_a_doc():
+    from pagesieve.config import _sections, global_sections
+    from pagesieve.filters import FILTERS
+
+    classes = [f.Settings for f in FILTERS.values()] + list(_sections().values()) + list(global_sections().values())
+    for cls in classes:
+        for d in S.describe(cls):
+            assert d["doc"].strip(), f"{cls.__name__}.{d['name']} has no doc"
