@@ -66,7 +66,7 @@ def _extra_commands():
         try:
             mod = __import__(module, fromlist=[attr])
         except ModuleNotFoundError as err:
-            if err.name == module:
+            if err.name and module.startswith(err.name):
                 continue  # that part is not built yet
             raise
         out.append(getattr(mod, attr))

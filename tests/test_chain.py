@@ -119,3 +119,16 @@ def test_nodes_inside_removed_subtrees_are_not_removed_twice():
     assert ctx.remove(page.root.find(".//div"), "t")
     assert not ctx.remove(p, "t")
     assert ctx.removed == 1
+
+
+
+def test_removing_comments_inside_the_article_is_fine():
+    """Comments are nodes too; removing one must not trip the article-loss guard."""
+    global PAGE
+    saved, PAGE = PAGE, PAGE.replace(b"<p>tail text", b"<!-- note --><p>tail text")
+    try:
+        page, _, stats = run(Marks(None), Removes("//comment()"))
+    finally:
+        PAGE = saved
+    assert stats[1]["status"] == "ok" and stats[1]["removed"] == 1
+    assert not page.root.xpath("//comment()")

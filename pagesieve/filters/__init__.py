@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from pagesieve.filters.base import Filter
 from pagesieve.filters.ignore import IgnoreFilter
+from pagesieve.filters.link_density import LinkDensityFilter
+from pagesieve.filters.text_density import TextDensityFilter
 
 FILTERS: dict[str, type[Filter]] = {f.name: f for f in (
     IgnoreFilter,
+    LinkDensityFilter,
+    TextDensityFilter,
 )}
 
 __all__ = ["FILTERS", "Filter"]

@@ -1,0 +1,209 @@
+"""``link_density``: find the main content by link density, level by level (a reader algorithm).
+
+Source: Gunasundari & Karthikeyan, "A study of content extraction from web pages based on
+links" (``../shared/papers/link-density-content-extraction.txt``), sections 3.1–3.3.
+
+Per node (section 3.1), computed for every element in one bottom-up pass:
+
+* **NTL** node text length: non-whitespace characters of the text under the node;
+* **LTD** link text density: characters inside links / NTL;
+* **LA** link amount: number of links (``<a>`` with text) under the node;
+* **LAD** link amount density: LA / number of nodes under the node, where nodes are the
+  elements and the non-blank text nodes (HtmlParser, the paper's tool, counts text nodes).
+
+Step 2 (pre-processing) is done on the fly, not on the tree: text-less elements and the
+``ignored_tags`` subtrees (paper: script, style, form, marquee, meta) are left out of the
+statistics and of the walk. Steps 3–5: starting at ``<html>``, among the children of the
+current node that meet the *basic content* thresholds, the one with the most text outside
+links (the "optimum node" of step 3) is chosen; if it meets the *precise content* thresholds
+it is extracted (step 4), together with its siblings that meet them too (step 5); otherwise the walk descends into it. When no child meets the basic
+thresholds the walk stops and extracts the deepest basic node reached (the paper declares such a page "not suitable";
+when even ``<body>`` is not basic content the page is left unchanged and a note says why).
+
+The paper prints every threshold as "x = v"; the bounds meant are documented per setting.
+Everything in ``<body>`` outside the extracted nodes is removed (their ancestors stay, their
+loose text is blanked), and the article is set to the extracted nodes' parent (or the node).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+_NTL, _LINK_CHARS, _LA, _NODES = range(4)
+
+
+def _chars(text: str | None) -> int:
+    return len(text) - sum(1 for ch in text if ch.isspace()) if text else 0
+
+
+@dataclass(frozen=True)
+class LinkDensitySettings:
+    """Thresholds of the paper's steps 3 (basic content) and 4 (precise content)."""
+
+    basic_ltd: float = setting(0.4, "Basic content: LTD (link characters / text characters) at most this "
+                                    "(paper 3.2 step 3: LTD = 0.4, an upper bound).",
+                               minimum=0, maximum=1, group="advanced")
+    basic_la: int | None = setting(None, "Basic content: LA (links under the node) at most this; null = no "
+                                         "bound. The paper lists LA = 10 (step 3) but as a bound it rejects "
+                                         "nearly every <body>; LA is its cue to descend (3.1 2), which the "
+                                         "precise bound does.", minimum=0, group="advanced")
+    basic_ntl: int = setting(100, "Basic content: NTL (non-whitespace text characters) at least this "
+                                  "(paper 3.2 step 3: NTL = 100, a lower bound).", minimum=0, group="advanced")
+    basic_lad: float = setting(0.5, "Basic content: LAD (links / nodes under the node) at most this "
+                                    "(paper 3.2 step 3: LAD = 0.5, an upper bound).",
+                               minimum=0, maximum=1, group="advanced")
+    precise_ltd: float = setting(0.1, "Precise content: LTD at most this (paper 3.2 step 4: LTD = 0.1, an "
+                                      "upper bound).", minimum=0, maximum=1, group="advanced")
+    precise_la: int = setting(10, "Precise content: LA at most this; more links means descend "
+                                  "(paper 3.2 step 4: LA = 10, an upper bound).", minimum=0, group="advanced")
+    precise_ntl: int = setting(50, "Precise content: NTL at least this (paper 3.2 step 4: NTL = 50, a lower "
+                                   "bound).", minimum=0, group="advanced")
+    precise_lad: float = setting(0.1, "Precise content: LAD at most this (paper 3.2 step 4: LAD = 0.1, an "
+                                      "upper bound).", minimum=0, maximum=1, group="advanced")
+    siblings: bool = setting(True, "Step 5: also extract the siblings of the chosen node that meet the "
+                                   "precise-content thresholds.", group="advanced")
+    search_link_heavy: bool = setting(False, "When no node of a level meets the basic thresholds before any did "
+                                             "(e.g. a <body> whose menus make LTD > basic_ltd), descend into the "
+                                             "child with the most text outside links instead of giving up (the "
+                                             "paper gives up: 3.3 step 14).", group="advanced")
+    ignored_tags: tuple[str, ...] = setting(("script", "style", "form", "marquee", "meta", "noscript", "template"),
+                                            "Subtrees left out of the statistics and the walk (paper step 2: "
+                                            "script, style, form, marquee, meta; noscript and template added: "
+                                            "they are not shown).", group="advanced")
+
+
+def node_stats(root: HtmlElement, ignored: frozenset[str]) -> dict[HtmlElement, list[int]]:
+    """NTL, link characters, LA and node count for every counted element under ``root``, in one
+    pass (children before parents). Ignored subtrees and comments are not in the result."""
+    order: list[HtmlElement] = []
+    in_link: dict[HtmlElement, bool] = {}
+    stack = [root]
+    while stack:  # pre-order without recursion (deep broken pages)
+        el = stack.pop()
+        if not isinstance(el.tag, str) or el.tag in ignored:
+            continue
+        parent = el.getparent()
+        in_link[el] = el.tag == "a" or (parent is not None and in_link.get(parent, False))
+        order.append(el)
+        stack.extend(reversed(el))
+    stats: dict[HtmlElement, list[int]] = {el: [0, 0, 0, 0] for el in order}
+    for el in reversed(order):
+        s = stats[el]
+        link = in_link[el]
+        pieces = [el.text] + [c.tail for c in el]  # the element's own text nodes
+        for t in pieces:
+            n = _chars(t)
+            if n:
+                s[_NTL] += n
+                s[_NODES] += 1
+                if link:
+                    s[_LINK_CHARS] += n
+        for c in el:
+            cs = stats.get(c)
+            if cs is not None and cs[_NTL]:  # text-less elements are not counted (step 2)
+                s[_NTL] += cs[_NTL]
+                s[_LINK_CHARS] += cs[_LINK_CHARS]
+                s[_LA] += cs[_LA]
+                s[_NODES] += cs[_NODES] + 1
+        if el.tag == "a" and s[_NTL]:
+            s[_LA] += 1
+    return stats
+
+
+def measures(s: list[int]) -> dict[str, float]:
+    """LTD, LA, NTL, LAD of one node's raw statistics."""
+    ntl = s[_NTL]
+    return {"LTD": round(s[_LINK_CHARS] / ntl, 4) if ntl else 0.0, "LA": s[_LA], "NTL": ntl,
+            "LAD": round(s[_LA] / s[_NODES], 4) if s[_NODES] else 0.0}
+
+
+class LinkDensityFilter(Filter):
+    name = "link_density"
+    Settings = LinkDensitySettings
+    summary = "Reader: keep the content found by link text density, level by level (Gunasundari & Karthikeyan)."
+
+    def __init__(self, settings: LinkDensitySettings) -> None:
+        super().__init__(settings)
+        s = settings
+        self._ignored = frozenset(s.ignored_tags)
+        self._basic = {"LTD": s.basic_ltd, "NTL": s.basic_ntl, "LAD": s.basic_lad}
+        if s.basic_la is not None:
+            self._basic["LA"] = s.basic_la
+        self._precise = {"LTD": s.precise_ltd, "LA": s.precise_la, "NTL": s.precise_ntl, "LAD": s.precise_lad}
+
+    @staticmethod
+    def _meets(m: dict[str, float], bounds: dict[str, float]) -> bool:
+        """NTL is a lower bound; LTD, LA and LAD are upper bounds."""
+        return all(m[k] >= v if k == "NTL" else m[k] <= v for k, v in bounds.items())
+
+    def select(self, root: HtmlElement, stats: dict) -> tuple[list[HtmlElement], list[HtmlElement]]:
+        """(extracted nodes, the chosen path from the root) — steps 3 to 5."""
+        current, path, found = root, [], False
+        own_text = lambda c: stats[c][_NTL] - stats[c][_LINK_CHARS]  # noqa: E731
+        while True:
+            kids = [c for c in current if c in stats and stats[c][_NTL]]
+            basic = [c for c in kids if self._meets(measures(stats[c]), self._basic)]
+            if not basic:
+                if found:
+                    return [current], path
+                if not kids or not self.settings.search_link_heavy:
+                    return [], path
+                current = max(kids, key=own_text)  # no basic content yet: look deeper
+                path.append(current)
+                continue
+            found = True
+            best = max(basic, key=own_text)
+            path.append(best)
+            if self._meets(measures(stats[best]), self._precise):
+                chosen = [best]
+                if self.settings.siblings:
+                    chosen = [c for c in kids if c is best or self._meets(measures(stats[c]), self._precise)]
+                return chosen, path
+            current = best
+
+    def apply(self, page, ctx) -> None:
+        root = page.root
+        body = dom.body_of(root)
+        stats = node_stats(root, self._ignored)
+        chosen, path = self.select(root, stats)
+        chosen = [c for c in chosen if c is body or any(a is body for a in c.iterancestors())]
+        if not chosen:
+            ctx.note("skip", body, "no node meets the basic-content thresholds; page left unchanged "
+                     "(paper 3.3 step 14: not suitable for the algorithm)",
+                     measured=measures(stats[body]) if body in stats else None, threshold=self._basic)
+            return
+        ctx.note("select", chosen[0], f"content found after descending {len(path)} levels; "
+                 f"{len(chosen)} node(s) extracted", measured=measures(stats[chosen[0]]),
+                 threshold={"basic": self._basic, "precise": self._precise})
+        container = chosen[0] if len(chosen) == 1 else chosen[0].getparent()
+        ctx.set_article(container)  # before removing: the loss guard then protects what is kept
+        keep_subtrees = set(chosen)
+        on_path: set[HtmlElement] = set()
+        for c in chosen:
+            for a in c.iterancestors():
+                on_path.add(a)
+                if a is body:
+                    break
+        self._prune(body, keep_subtrees, on_path, stats, ctx)
+
+    def _prune(self, body, keep_subtrees, on_path, stats, ctx) -> None:
+        """Remove every child of ``body`` and of the kept nodes' ancestors that is neither kept
+        nor on the way to a kept node; blank the loose text between them."""
+        if body in keep_subtrees:
+            return
+        for anc in [body, *(a for a in on_path if a is not body and a in stats)]:
+            if anc.text and anc.text.strip():
+                ctx.set_text(anc, None)
+            for child in list(anc):
+                if child.tail and child.tail.strip():
+                    ctx.set_text(child, None, tail=True)
+                if child in keep_subtrees or child in on_path or not isinstance(child.tag, str):
+                    continue
+                ctx.remove(child, "outside the content selected by link density",
+                           measured=measures(stats[child]) if child in stats else None)

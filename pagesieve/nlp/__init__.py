@@ -1,0 +1,1 @@
+"""Language processing the filters use (named entities for image-caption relevance); no HTTP, no DOM policy."""
