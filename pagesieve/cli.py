@@ -1,7 +1,7 @@
 """The ``pagesieve`` command line.
 
     pagesieve filter [--config FILE] [--preset NAME] [--set key=value ...] [--output html|text]
-                     [--url URL] [--explain] SOURCE
+                     [--url URL] [--explain] [--sibling PAGE ...] SOURCE
     pagesieve config [--config FILE] (check | defaults | presets)
 
 Errors are one line on stderr (``pagesieve: error: ...``) and exit status 2; never a traceback.
@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", choices=("html", "text"), help="output format (overrides output.format)")
     p.add_argument("--url", help="the page's URL (for site-specific ad rules and per-site memory)")
     p.add_argument("--explain", action="store_true", help="print what was removed and why, as JSON, to stderr")
+    p.add_argument("--sibling", metavar="PAGE", action="append", default=[],
+                   help="another page of the same site, run first so that per-site filters (template_blocks) "
+                        "learn from it (repeatable)")
     p.add_argument("source", metavar="SOURCE", help="an HTML file, or - for standard input")
     p.set_defaults(func=cmd_filter)
 
@@ -105,7 +108,14 @@ def cmd_filter(args) -> int:
     _, spec = load_spec(args)
     data = read_source(args.source)
     chain = C.build_chain(spec)
-    result = chain.process(data, url=args.url)
+    store = None
+    if args.sibling:
+        from pagesieve.site_memory import MemorySite
+
+        store = MemorySite()
+        for sibling in args.sibling:  # the site's "pages seen before", in the order given
+            chain.process(read_source(sibling), url=Path(sibling).resolve().as_uri(), store=store)
+    result = chain.process(data, url=args.url, store=store)
     sys.stdout.buffer.write(result.body)
     sys.stdout.buffer.flush()
     if args.explain:

@@ -6,4 +6,12 @@ place that lists them (so ``config.yaml``'s generated block and validation see t
 
 from __future__ import annotations
 
-GLOBAL_SECTIONS: dict[str, type] = {}
+from pagesieve.proxy_addons.options import ProxySettings
+from pagesieve.state import StateSettings
+from pagesieve.users import UsersSettings
+
+GLOBAL_SECTIONS: dict[str, type] = {
+    "proxy": ProxySettings,
+    "state": StateSettings,
+    "users": UsersSettings,
+}

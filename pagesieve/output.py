@@ -22,6 +22,8 @@ _SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "
 _PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol",
                         "dl", "figure", "section", "article", "header", "footer", "nav", "aside", "main",
                         "form", "fieldset", "hr", "address", "details"})
+# The accessibility filter's skip link: a keyboard aid in HTML, not text to be read out.
+_SKIP_LINK_CLASS = "pagesieve-skip"
 _PRE_NL, _PRE_SP = "\ue000", "\ue001"  # private-use stand-ins that survive whitespace collapsing
 _LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption", "option"}
 
@@ -38,13 +40,15 @@ class OutputSettings:
                                    minimum=1, maximum=10, group="output")
     image_alt_in_text: bool = setting(False, "In text output, keep each image's alt text, in [brackets].",
                                       group="output")
+    text_title: bool = setting(True, "In text output, start with the page's <title> (when the text does not "
+                                     "already start with it).", group="output")
 
 
 def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
     """The page as bytes plus its media type."""
     if settings.format == "text":
         text = to_text(page.body, settings)
-        title = page.title
+        title = page.title if settings.text_title else None
         if title and not text.startswith(title):
             text = title + "\n\n" + text if text else title
         return (text + "\n").encode(page.encoding, errors="xmlcharrefreplace"), "text/plain"
@@ -77,6 +81,8 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
 def _walk(node: HtmlElement, out: list, settings: OutputSettings) -> None:
     tag = node.tag if isinstance(node.tag, str) else None
     if tag is None or tag in _SKIP:  # comments, processing instructions, non-text elements
+        return
+    if tag == "a" and node.get("class") == _SKIP_LINK_CLASS:
         return
     if tag == "img":
         alt = (node.get("alt") or "").strip()

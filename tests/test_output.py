@@ -45,3 +45,10 @@ def test_render_text_has_title_and_encoding():
     body, media = render(page, None, OutputSettings(format="text"))
     assert media == "text/plain"
     assert body.decode("cp1252") == "Été\n\ncafé\n"
+
+
+@pytest.mark.parametrize("text_title, first_line", [(True, "My title"), (False, "Body text.")])
+def test_text_title_setting(text_title, first_line):
+    page = parse(b"<html><head><title>My title</title></head><body><p>Body text.</p></body></html>")
+    body, _ = render(page, None, OutputSettings(format="text", text_title=text_title))
+    assert body.decode().splitlines()[0] == first_line

@@ -7,15 +7,25 @@ here but in ``config.yaml``'s presets.
 
 from __future__ import annotations
 
+from pagesieve.filters.accessibility import AccessibilityFilter
+from pagesieve.filters.ads import AdsFilter
 from pagesieve.filters.base import Filter
 from pagesieve.filters.ignore import IgnoreFilter
+from pagesieve.filters.link_blocks import LinkBlocksFilter
 from pagesieve.filters.link_density import LinkDensityFilter
+from pagesieve.filters.main_content import MainContentFilter
+from pagesieve.filters.template_blocks import TemplateBlocksFilter
 from pagesieve.filters.text_density import TextDensityFilter
 
 FILTERS: dict[str, type[Filter]] = {f.name: f for f in (
     IgnoreFilter,
+    AdsFilter,
+    LinkBlocksFilter,
     LinkDensityFilter,
+    MainContentFilter,
     TextDensityFilter,
+    TemplateBlocksFilter,
+    AccessibilityFilter,
 )}
 
 __all__ = ["FILTERS", "Filter"]

@@ -1,0 +1,629 @@
+"""``accessibility``: the last step of the chain — leave a page easier for a screen reader than
+the original: a language, a title, one ``<main>`` to land on, a skip link, a sane outline, text
+alternatives, readable tables, no moving or self-starting content, no traps and no walls.
+
+Source: issue 7 ("Accessible output"), checked against WCAG 2.2 success criteria and the
+axe-core rules that test them (tests/a11y runs axe-core on real pages before and after).
+Each part is a setting; in the order they run:
+
+* ``lang`` — WCAG 3.1.1 (axe ``html-has-lang``, ``html-lang-valid``): keep the page's ``lang``
+  (``en_US`` is repaired to ``en-US``), else take ``<body lang>``, else detect it from the text
+  (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``.
+* ``title`` — WCAG 2.4.2 (axe ``document-title``): an empty or missing ``<title>`` gets the first
+  ``<h1>``'s text, else the URL's host and path, else ``untitled_text``.
+* ``overlays`` — cookie walls and sticky overlays that cover content (WCAG 2.4.11 Focus Not
+  Obscured): removed when (a) their class/id names a cookie/consent banner (``COOKIE_NAMES``) and
+  their text speaks of cookies or consent, (b) they are a dialog (``<dialog>``, ``role=dialog``)
+  whose text speaks of cookies or consent, or (c) an inline ``position: fixed|sticky`` style meets an
+  overlay name (``OVERLAY_NAMES``: modal, popup, paywall, newsletter …). Conservative: only nodes of
+  at most ``overlay_max_chars`` characters, never one holding the article or ``<main>``. Case (c)
+  sees only the style attributes earlier filters left (``ignore`` drops those of ``<div>``).
+* ``autoplay`` — WCAG 1.4.2 Audio Control / 2.2.2 (axe ``no-autoplay-audio``): ``autoplay`` is
+  removed from ``<video>``/``<audio>`` and ``controls`` added (the media stays, the user starts it);
+  ``<bgsound>`` is removed.
+* ``motion`` — WCAG 2.2.2 Pause, Stop, Hide (axe ``marquee``, ``blink``): ``<marquee>`` and
+  ``<blink>`` become a plain ``<span>`` (``<div>`` around blocks) with the same content.
+* ``aria_hidden`` — WCAG 4.1.2 (axe ``aria-hidden-focus``, ``aria-hidden-body``): ``aria-hidden=
+  "true"`` is dropped from elements that hold focusable content or at least
+  ``aria_hidden_min_chars`` characters of text (content a screen reader would otherwise miss while
+  a keyboard can reach it); icons and other small decorations keep it.
+* ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.dom.is_data_table` does not
+  take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
+  ``<div>`` blocks in reading order (row by row), its content untouched.
+* ``table_headers`` — WCAG 1.3.1 (axe ``th-has-data-cells``, ``scope-attr-valid``): in data
+  tables ``<th>`` without ``scope`` gets ``scope="col"`` (a row of header cells, or in
+  ``<thead>``) or ``scope="row"`` (the first cell of a row of data cells).
+* ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
+  when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
+  high: spacers and tracking pixels), else its figure's caption, else its ``title``. An image with
+  none of these is left as it is (and noted): a made-up text would be worse.
+* ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
+  describes nothing and is removed, so figure and caption survive filtering together.
+* ``main_landmark`` — WCAG 1.3.1/2.4.1 (axe ``landmark-one-main``, ``landmark-no-duplicate-main``):
+  exactly one ``<main>``. An existing ``<main>`` (or ``role=main``) holding the detected article
+  (``ctx.article``, from ``article`` or a reader algorithm) is kept; else the article is wrapped in
+  a new ``<main>``. With no article (or the whole body as article) the body's content is wrapped,
+  leaving out the leading banners/navigation (``<header>``, ``<nav>``, ``role=banner|navigation|
+  search``) and the trailing footers/asides and the removed-links list. Other mains become ``<div>``.
+* ``headings`` — WCAG 1.3.1/2.4.6 (axe ``page-has-heading-one``, ``heading-order``): one ``<h1>``
+  (the first inside ``<main>``, else the first on the page; other ``<h1>`` become ``<h2>``; with
+  none, the first highest heading in ``<main>`` is promoted, or — ``title_heading`` — the title is
+  added as ``<h1>`` at the start of ``<main>``), then no skipped levels inside ``<main>``
+  (renumbered keeping their relative order: h1, h3, h4, h3 → h1, h2, h3, h2).
+* ``skip_link`` — WCAG 2.4.1 Bypass Blocks (axe ``bypass``, ``skip-link``): ``<a href="#…"
+  class="pagesieve-skip">`` first in ``<body>``, pointing at ``<main>`` (which gets the id
+  ``pagesieve-main`` unless it has one, and ``tabindex=-1`` so focus lands in it); positive
+  ``tabindex`` values are reset to 0 so the skip link is also first in the tab order (WCAG 2.4.3,
+  axe ``tabindex``). Shown only when focused (a small style in ``<head>``) when
+  ``skip_link_on_focus``.
+* ``removed_links_nav`` — the removed-links list (``removed_links`` filter) is a labelled
+  ``<nav>`` after ``<main>``: found by its ``id``/``class``/label, labelled if it is not, moved to
+  the end of the body if it is not after ``<main>``.
+
+Structural edits happen on one :meth:`~pagesieve.chain.FilterContext.checkpoint` copy of the
+body (undoable as a whole); each one is recorded with ``ctx.note`` and removals go through
+``ctx.remove``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from pagesieve import dom, lang as langid
+from pagesieve.errors import ConfigError
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+MAIN_ID = "pagesieve-main"
+SKIP_CLASS = "pagesieve-skip"
+#: Visually hidden until focused (the WebAIM "skip navigation links" pattern).
+SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}}"
+              f".{SKIP_CLASS}:focus{{position:static;left:auto;width:auto;height:auto;overflow:visible}}")
+REMOVED_LINKS_LABEL = "Links removed from this page"
+
+# BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
+VALID_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+MAINS = etree.XPath(".//main | .//*[@role='main']")
+ARIA_HIDDEN = etree.XPath(".//*[translate(normalize-space(@aria-hidden),'TRUE','true')='true']")
+FOCUSABLE = etree.XPath(
+    ".//a[@href] | .//button | .//input[not(translate(@type,'HIDEN','hiden')='hidden')] | .//select | "
+    ".//textarea | .//iframe | .//*[@tabindex and not(starts-with(normalize-space(@tabindex),'-'))] | "
+    ".//*[translate(@contenteditable,'TRUE','true')='true' or @contenteditable='']")
+POSITIVE_TABINDEX = etree.XPath(".//*[@tabindex and number(@tabindex) > 0]")
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+FIXED_STYLE = re.compile(r"position\s*:\s*(fixed|sticky)", re.I)
+#: Class/id names of cookie and consent banners (common consent-manager markup).
+COOKIE_NAMES = re.compile(
+    r"cookie[-_]?(banner|bar|notice|consent|wall|popup|pop-up|modal|overlay|dialog|message|law|alert|"
+    r"disclaimer|warning|box|policy-banner)|consent[-_]?(banner|bar|notice|popup|modal|overlay|dialog|"
+    r"manager|wall)|cookieconsent|gdpr|onetrust|cookiebot|qc-cmp|sp_message|truste|cc-window|cc-banner",
+    re.I)
+#: Class/id names of overlays that cover content (only with an inline fixed/sticky position).
+OVERLAY_NAMES = re.compile(r"overlay|modal|popup|pop-up|paywall|interstitial|newsletter|subscribe|lightbox|"
+                           r"backdrop|cookie|consent|gdpr|takeover", re.I)
+COOKIE_TEXT = re.compile(r"\bcookies?\b|\bconsent\b|\bgdpr\b|\btracking technologies\b", re.I)
+DIALOGS = etree.XPath(".//dialog | .//*[@role='dialog' or @role='alertdialog']")
+#: Nodes that can be an overlay (inline elements and the page's structure are not).
+OVERLAY_TAGS = frozenset("div section aside dialog form footer header ins".split())
+#: What makes a <figure> more than a caption.
+FIGURE_MEDIA = etree.XPath(".//img | .//picture | .//svg | .//video | .//audio | .//canvas | .//iframe | "
+                           ".//object | .//embed | .//table | .//pre | .//code | .//blockquote | .//math")
+REMOVED_LINKS_NAV = etree.XPath(
+    ".//nav[contains(@id,'removed-links') or contains(@id,'removed_links') or contains(@class,'removed-links') "
+    "or contains(@class,'removed_links') or starts-with(@aria-label,'Links removed')]")
+LEADING = frozenset({"header", "nav"})
+TRAILING = frozenset({"footer", "nav", "aside"})
+LEADING_ROLES = frozenset({"banner", "navigation", "search"})
+TRAILING_ROLES = frozenset({"contentinfo", "navigation", "complementary"})
+TABLE_PARTS = ("tbody", "thead", "tfoot", "tr", "td", "th", "caption")
+#: Attributes that mean something only on a table (dropped when it becomes <div>s).
+TABLE_ATTRS = frozenset("width height border cellpadding cellspacing bgcolor align valign background summary "
+                        "rules frame colspan rowspan nowrap abbr headers scope axis char charoff".split())
+MARQUEE_ATTRS = frozenset("behavior direction scrollamount scrolldelay loop truespeed bgcolor hspace vspace "
+                          "width height".split())
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class AccessibilitySettings:
+    """Which repairs the last step makes (each is one WCAG concern; see the module doc)."""
+
+    lang: bool = setting(True, "Give the page a lang: kept from the source, else detected from the text, else "
+                               "default_lang (WCAG 3.1.1).", group="accessibility")
+    detect_lang: bool = setting(True, "Detect a missing lang from the text (script ranges and stop words of "
+                                      "18 languages; Grefenstette 1995 short-word method).",
+                                group="accessibility")
+    default_lang: str = setting("en", "The lang of pages that declare none and whose language is not detected.",
+                                group="accessibility")
+    title: bool = setting(True, "Give a page with an empty or missing <title> one: its first <h1>, else the URL "
+                                "(WCAG 2.4.2).", group="accessibility")
+    untitled_text: str = setting("Untitled page", "The title when neither a heading nor a URL is known.",
+                                 group="accessibility")
+    overlays: bool = setting(True, "Remove cookie walls, consent dialogs and fixed/sticky overlays (modal, popup, "
+                                   "paywall, newsletter) that cover content (WCAG 2.4.11).", group="accessibility")
+    overlay_max_chars: int = setting(2000, "An overlay holds at most this many characters of text (a consent "
+                                           "banner is a few hundred; larger blocks are content and stay).",
+                                     minimum=0, group="advanced")
+    autoplay: bool = setting(True, "Stop media from starting by itself: drop autoplay, add controls; remove "
+                                   "<bgsound> (WCAG 1.4.2).", group="accessibility")
+    motion: bool = setting(True, "Turn <marquee> and <blink> into plain text containers (WCAG 2.2.2).",
+                           group="accessibility")
+    aria_hidden: bool = setting(True, "Drop aria-hidden=\"true\" from elements that hold focusable or real content "
+                                      "(WCAG 4.1.2; axe aria-hidden-focus).", group="accessibility")
+    aria_hidden_min_chars: int = setting(100, "Content hidden by aria-hidden with at least this many characters "
+                                              "of text is exposed again (smaller, unfocusable ones are icons).",
+                                         minimum=1, group="advanced")
+    layout_tables: bool = setting(True, "Turn layout tables (not data tables: single row or column, nested, "
+                                        "role=presentation, no header cells) into blocks in reading order "
+                                        "(WCAG 1.3.2).", group="accessibility")
+    table_headers: bool = setting(True, "Give data-table header cells a scope (col or row) when it is clear "
+                                        "(WCAG 1.3.1).", group="accessibility")
+    image_alt: bool = setting(True, "Give images without alt one: \"\" when decorative, else the figure caption, "
+                                    "else the title (WCAG 1.1.1).", group="accessibility")
+    decorative_max_px: int = setting(3, "An image at most this many pixels wide and high (width/height "
+                                        "attributes) is a spacer or tracking pixel: decorative, alt=\"\".",
+                                     minimum=0, group="advanced")
+    alt_max_chars: int = setting(150, "A caption used as alt text is cut to this many characters at a word "
+                                      "(WebAIM alt-text guidance: short; screen readers read alt in one go).",
+                                 minimum=10, group="advanced")
+    orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
+                                    group="accessibility")
+    main_landmark: bool = setting(True, "Exactly one <main>, around the detected article (else the body's "
+                                        "content minus leading banners and trailing footers) (WCAG 1.3.1).",
+                                  group="accessibility")
+    headings: bool = setting(True, "Repair the outline: one <h1>, no skipped heading levels inside <main> "
+                                   "(WCAG 1.3.1, 2.4.6).", group="accessibility")
+    title_heading: bool = setting(True, "When the page has no heading to promote, add the title as the <h1> "
+                                        "at the start of <main>.", group="accessibility")
+    skip_link: bool = setting(True, "Put a \"Skip to main content\" link first in the body and reset positive "
+                                    "tabindex values (WCAG 2.4.1, 2.4.3).", group="accessibility")
+    skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility")
+    skip_link_on_focus: bool = setting(True, "Show the skip link only when it has keyboard focus (a style "
+                                             "added to <head>); else always.", group="accessibility")
+    removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",
+                                      group="accessibility")
+
+    def __post_init__(self) -> None:
+        if not VALID_LANG.match(self.default_lang):
+            raise ConfigError(f"filters.accessibility.default_lang = {self.default_lang!r}: expected a BCP 47 "
+                              "language tag such as 'en' or 'pt-BR'")
+
+
+class AccessibilityFilter(Filter):
+    name = "accessibility"
+    Settings = AccessibilitySettings
+    summary = ("Make the page easier for screen readers: lang, title, one <main> with a skip link, repaired "
+               "headings, alt text, linear layout tables; no autoplay, marquee, aria-hidden traps or cookie walls.")
+    # It removes overlays and orphan captions: the chain's article-loss guard applies.
+    destructive = True
+
+    def apply(self, page, ctx) -> None:
+        s = self.settings
+        root = page.root
+        if s.lang:
+            self._lang(root, ctx)
+        if s.title:
+            self._title(page, ctx)
+        body = dom.body_of(root)
+        if body is root or not any(isinstance(c.tag, str) for c in body) and not (body.text or "").strip():
+            return
+        nav_path = self._removed_links_path(body, ctx) if s.removed_links_nav or s.main_landmark else None
+        body = ctx.checkpoint(body)  # every structural edit below happens on this copy (undone as one)
+        nav = body.getroottree().xpath(nav_path)[0] if nav_path else None
+        if s.overlays:
+            self._overlays(body, ctx)
+        if s.autoplay:
+            self._autoplay(body, ctx)
+        if s.motion:
+            self._motion(body, ctx)
+        if s.aria_hidden:
+            self._aria_hidden(body, ctx)
+        if s.layout_tables or s.table_headers:
+            self._tables(body, ctx)
+        if s.image_alt:
+            self._images(body, ctx)
+        if s.orphan_captions:
+            self._orphan_captions(body, ctx)
+        main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
+        if s.headings:
+            self._headings(body, main, page, ctx)
+        if s.skip_link and main is not None:
+            self._skip_link(page, body, main, ctx)
+        if s.removed_links_nav and nav is not None:
+            self._nav(body, main, nav, ctx)
+
+    # -- head ------------------------------------------------------------------------
+    def _lang(self, root: HtmlElement, ctx) -> None:
+        s = self.settings
+        declared = (root.get("lang") or "").strip()
+        if VALID_LANG.match(declared):
+            return
+        repaired = declared.replace("_", "-")
+        if declared and VALID_LANG.match(repaired):
+            ctx.set_attr(root, "lang", repaired)
+            ctx.note("lang", root, "declared lang repaired to BCP 47 form", measured={"declared": declared})
+            return
+        body = dom.body_of(root)
+        value, source = (body.get("lang") or "").strip(), "<body lang>"
+        if not VALID_LANG.match(value):
+            value, source = "", ""
+            if s.detect_lang:
+                node = ctx.article if ctx.article is not None else body
+                value, source = langid.detect(dom.text_of(node)) or "", "the text (detected)"
+            if not value:
+                value, source = s.default_lang, "default_lang"
+        ctx.set_attr(root, "lang", value)
+        ctx.note("lang", root, f"page lang set from {source}", measured={"declared": declared or None, "lang": value})
+
+    def _title(self, page, ctx) -> None:
+        root = page.root
+        title = root.find(".//title")
+        if title is not None and _WS.sub(" ", title.text_content()).strip():
+            return
+        h1 = next((h for h in dom.body_of(root).iter("h1") if dom.text_of(h)), None)
+        if h1 is not None:
+            text, source = dom.text_of(h1)[:200], "the first <h1>"
+        elif page.url and urlsplit(page.url).hostname:
+            parts = urlsplit(page.url)
+            text, source = (parts.hostname + parts.path.rstrip("/")).strip(), "the URL"
+        else:
+            text, source = self.settings.untitled_text, "untitled_text"
+        if title is None:
+            head = root.find("head")
+            if head is None:
+                head = etree.Element("head")
+                ctx.insert(root, 0, head)
+            title = etree.Element("title")
+            ctx.insert(head, len(head), title)
+        for child in list(title):  # a <title> holds text only
+            ctx.remove(child, "markup inside <title>", explain=False)
+        ctx.set_text(title, text)
+        ctx.note("title", title, f"empty or missing title set from {source}", measured={"title": text})
+
+    # -- content ---------------------------------------------------------------------
+    def _overlays(self, body: HtmlElement, ctx) -> None:
+        limit = self.settings.overlay_max_chars
+        protected = _protected(body, ctx)
+        # (node, reason, whether its text must speak of cookies or consent)
+        candidates: list[tuple[HtmlElement, str, bool]] = []
+        for el in body.iter(*OVERLAY_TAGS):
+            names = f"{el.get('id') or ''} {el.get('class') or ''}"
+            if COOKIE_NAMES.search(names):
+                candidates.append((el, "cookie or consent banner (by its name)", True))
+            elif FIXED_STYLE.search(el.get("style") or "") and OVERLAY_NAMES.search(names):
+                candidates.append((el, "fixed or sticky overlay (by its position and name)", False))
+        candidates += [(el, "cookie or consent dialog", True) for el in DIALOGS(body)]
+        for el, reason, cookie_text in candidates:
+            if el in protected or not ctx.in_document(el):
+                continue
+            chars = dom.text_len(el)
+            if chars > limit or cookie_text and not COOKIE_TEXT.search(dom.text_of(el)):
+                continue
+            ctx.remove(el, reason, measured={"chars": chars, "name": dom.describe(el)},
+                       threshold={"overlay_max_chars": limit})
+
+    def _autoplay(self, body: HtmlElement, ctx) -> None:
+        for el in list(body.iter("video", "audio", "bgsound")):
+            if el.tag == "bgsound":
+                ctx.remove(el, "<bgsound> plays sound by itself (WCAG 1.4.2)")
+            elif el.get("autoplay") is not None:
+                del el.attrib["autoplay"]
+                el.set("controls", "")
+                ctx.note("autoplay", el, "autoplay removed, controls added: the user starts the media (WCAG 1.4.2)")
+
+    def _motion(self, body: HtmlElement, ctx) -> None:
+        for el in list(body.iter("marquee", "blink")):
+            old = el.tag
+            el.tag = "div" if any(isinstance(c.tag, str) and c.tag in dom.BLOCK_TAGS for c in el.iter()
+                                  if c is not el) else "span"
+            for name in MARQUEE_ATTRS & set(el.attrib):
+                del el.attrib[name]
+            ctx.note("unwrap", el, f"<{old}> moves or blinks (WCAG 2.2.2); its content stays in a <{el.tag}>")
+
+    def _aria_hidden(self, body: HtmlElement, ctx) -> None:
+        minimum = self.settings.aria_hidden_min_chars
+        nodes = ([body] if (body.get("aria-hidden") or "").strip().lower() == "true" else []) + ARIA_HIDDEN(body)
+        for el in nodes:
+            if el.get("hidden") is not None or HIDDEN_STYLE.search(el.get("style") or ""):
+                continue  # hidden from everyone: not a trap
+            if any((a.get("aria-hidden") or "").strip().lower() == "true" for a in el.iterancestors()):
+                continue  # the outermost one decides
+            focusable = len(FOCUSABLE(el))
+            chars = dom.text_len(el)
+            if focusable or chars >= minimum:
+                del el.attrib["aria-hidden"]
+                ctx.note("aria-hidden", el, "aria-hidden removed: it hid content from screen readers "
+                         "that a keyboard can reach or that is real text",
+                         measured={"focusable": focusable, "chars": chars},
+                         threshold={"aria_hidden_min_chars": minimum})
+
+    def _tables(self, body: HtmlElement, ctx) -> None:
+        s = self.settings
+        tables = list(body.iter("table"))
+        data = {t: dom.is_data_table(t) for t in tables}
+        parts = {t: [p for p in t.iter(*TABLE_PARTS) if next(p.iterancestors("table"), None) is t]
+                 for t in tables if not data[t]} if s.layout_tables else {}
+        for table in tables:
+            if data[table]:
+                if s.table_headers:
+                    self._scope(table, ctx)
+            elif s.layout_tables:
+                rows = sum(1 for p in parts[table] if p.tag == "tr")
+                for p in parts[table]:
+                    p.tag = "div"
+                    _drop_attrs(p, TABLE_ATTRS)
+                for p in [c for c in table if isinstance(c.tag, str) and c.tag in ("colgroup", "col")]:
+                    table.remove(p)
+                table.tag = "div"
+                _drop_attrs(table, TABLE_ATTRS)
+                if (table.get("role") or "").strip().lower() in ("presentation", "none"):
+                    del table.attrib["role"]
+                ctx.note("linearise", table, "layout table turned into blocks in reading order (WCAG 1.3.2)",
+                         measured={"rows": rows})
+
+    @staticmethod
+    def _scope(table: HtmlElement, ctx) -> None:
+        for th in table.iter("th"):
+            if th.get("scope") or next(th.iterancestors("table"), None) is not table:
+                continue
+            row = th.getparent()
+            cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
+            if row.getparent() is not None and row.getparent().tag == "thead" or all(c.tag == "th" for c in cells):
+                scope = "col"
+            elif cells and cells[0] is th and any(c.tag == "td" for c in cells):
+                scope = "row"
+            else:
+                continue
+            th.set("scope", scope)
+            ctx.note("scope", th, f"header cell given scope={scope} (WCAG 1.3.1)")
+
+    def _images(self, body: HtmlElement, ctx) -> None:
+        s = self.settings
+        for img in body.iter("img"):
+            if img.get("alt") is not None or img.get("aria-label") or img.get("aria-labelledby"):
+                continue
+            role = (img.get("role") or "").strip().lower()
+            size = (_px(img.get("width")), _px(img.get("height")))
+            if role in ("presentation", "none") or (img.get("aria-hidden") or "").strip().lower() == "true":
+                alt, source = "", "decorative by its role or aria-hidden"
+            elif None not in size and max(size) <= s.decorative_max_px:
+                alt, source = "", "decorative spacer or tracking pixel"
+            else:
+                alt, source = _caption(img), "from the figure caption"
+                if not alt:
+                    alt, source = _WS.sub(" ", img.get("title") or "").strip(), "from the title attribute"
+                if not alt:
+                    ctx.note("alt", img, "image without alt and without a caption or title; left as it is")
+                    continue
+                alt = _shorten(alt, s.alt_max_chars)
+            img.set("alt", alt)
+            ctx.note("alt", img, f"alt set: {source} (WCAG 1.1.1)", measured={"alt": alt},
+                     threshold={"decorative_max_px": s.decorative_max_px} if "pixel" in source else None)
+
+    @staticmethod
+    def _orphan_captions(body: HtmlElement, ctx) -> None:
+        for fig in list(body.iter("figure")):
+            caps = [c for c in fig if isinstance(c.tag, str) and c.tag == "figcaption"]
+            if caps and not FIGURE_MEDIA(fig):
+                for cap in caps:
+                    ctx.remove(cap, "caption of a figure whose image is gone", measured={"chars": dom.text_len(cap)})
+
+    def _main(self, body: HtmlElement, nav: HtmlElement | None, ctx) -> HtmlElement | None:
+        article = ctx.article
+        if article is not None and (article is body or not _inside(article, body)):
+            article = None
+        mains = MAINS(body)
+        keep = None
+        if article is not None:
+            keep = next((m for m in mains if m is article or _inside(article, m)), None)
+        elif mains:
+            keep = max(mains, key=dom.text_len)
+        for m in mains:
+            if m is not keep:
+                old = dom.describe(m)
+                if m.tag == "main":
+                    m.tag = "div"
+                if (m.get("role") or "").strip() == "main":
+                    del m.attrib["role"]
+                ctx.note("main", m, "a second main landmark became a plain block", measured={"was": old})
+        if keep is not None:
+            if keep.tag != "main" and keep.tag == "div":
+                keep.tag = "main"
+                del keep.attrib["role"]
+                ctx.note("main", keep, "the role=main block became <main>")
+            return keep
+        main = etree.Element("main")
+        if article is not None:
+            article.addprevious(main)
+            main.tail, article.tail = article.tail, None
+            main.append(article)
+            ctx.note("main", main, "the detected article wrapped in <main>", measured={"article": dom.describe(article)})
+            return main
+        children = [c for c in body if isinstance(c.tag, str) and c is not nav]
+        start, end = 0, len(children)
+        while start < end and (_landmark(children[start], LEADING, LEADING_ROLES) or _is_skip(children[start])):
+            start += 1
+        while end > start and _landmark(children[end - 1], TRAILING, TRAILING_ROLES):
+            end -= 1
+        if start == end:  # nothing but landmarks: wrap them all
+            start, end = 0, len(children)
+        if start == end:
+            return None
+        first, last = children[start], children[end - 1]
+        moved = [first]
+        node = first
+        while node is not last:  # everything between first and last (nav included: moved out later)
+            node = node.getnext()
+            moved.append(node)
+        first.addprevious(main)
+        if main.getprevious() is None:
+            main.text, body.text = body.text, None
+        main.tail = last.tail
+        for n in moved:
+            main.append(n)
+        last.tail = None
+        ctx.note("main", main, "no article known: the body's content wrapped in <main> (leading banners and "
+                 "trailing footers left out)", measured={"blocks": len(moved), "left_before": start,
+                                                          "left_after": len(children) - end})
+        return main
+
+    def _headings(self, body: HtmlElement, main: HtmlElement | None, page, ctx) -> None:
+        scope = main if main is not None else body
+        all_h = list(body.iter(*HEADINGS))
+        in_main = [h for h in all_h if _inside(h, scope)]
+        h1s = [h for h in all_h if h.tag == "h1"]
+        chosen = next((h for h in h1s if h in in_main), h1s[0] if h1s else None)
+        for h in h1s:
+            if h is not chosen:
+                h.tag = "h2"
+                ctx.note("heading", h, "a second <h1> became <h2> (one <h1> per page)")
+        if chosen is None:
+            if in_main:
+                top = min(int(h.tag[1]) for h in in_main)
+                chosen = next(h for h in in_main if int(h.tag[1]) == top)
+                ctx.note("heading", chosen, f"no <h1>: the first <h{top}> of the main content became <h1>")
+                chosen.tag = "h1"
+            elif self.settings.title_heading and page.title:
+                chosen = etree.Element("h1")
+                chosen.text = page.title
+                chosen.tail = scope.text
+                scope.text = None
+                scope.insert(0, chosen)
+                ctx.note("heading", chosen, "no heading in the main content: the title added as <h1>",
+                         measured={"title": page.title})
+                in_main = [chosen]
+            elif all_h:
+                chosen = all_h[0]
+                ctx.note("heading", chosen, f"no <h1>: the first heading <{chosen.tag}> became <h1>")
+                chosen.tag = "h1"
+        # Renumber inside the main content: a stack of (original level, new level) keeps relative order.
+        stack = [(0, 1)]
+        for h in list(scope.iter(*HEADINGS)):
+            if h is chosen:
+                stack = [(0, 1)]
+                continue
+            level = int(h.tag[1])
+            while stack[-1][0] >= level:
+                stack.pop()
+            new = stack[-1][1] + 1
+            new = min(new, 6)
+            stack.append((level, new))
+            if new != level:
+                ctx.note("heading", h, f"<h{level}> renumbered <h{new}>: no skipped levels",
+                         measured={"level": level}, threshold={"level": new})
+                h.tag = f"h{new}"
+
+    def _skip_link(self, page, body: HtmlElement, main: HtmlElement, ctx) -> None:
+        s = self.settings
+        target = main.get("id") or MAIN_ID
+        if not main.get("id"):
+            main.set("id", target)
+        main.set("tabindex", "-1")
+        for el in POSITIVE_TABINDEX(body):
+            ctx.note("tabindex", el, "positive tabindex reset to 0 (WCAG 2.4.3): the skip link comes first",
+                     measured={"tabindex": el.get("tabindex")})
+            el.set("tabindex", "0")
+        link = etree.Element("a", href="#" + target)
+        link.set("class", SKIP_CLASS)
+        link.text = s.skip_link_text
+        link.tail, body.text = body.text, None
+        body.insert(0, link)
+        ctx.note("skip link", link, "a skip link to the main content first in the body (WCAG 2.4.1)")
+        if s.skip_link_on_focus:
+            head = page.root.find("head")
+            if head is not None:
+                style = etree.Element("style")
+                style.text = SKIP_STYLE
+                ctx.insert(head, len(head), style)
+
+    def _removed_links_path(self, body: HtmlElement, ctx) -> str | None:
+        mark = ctx.state.marks.get("removed_links_nav")
+        nav = mark if mark is not None and ctx.in_document(mark) else next(iter(REMOVED_LINKS_NAV(body)), None)
+        return dom.path(nav) if nav is not None else None
+
+    @staticmethod
+    def _nav(body: HtmlElement, main: HtmlElement | None, nav: HtmlElement, ctx) -> None:
+        if nav.tag != "nav":
+            nav.tag = "nav"
+        if not nav.get("aria-label") and not nav.get("aria-labelledby"):
+            nav.set("aria-label", REMOVED_LINKS_LABEL)
+            ctx.note("label", nav, "the removed-links list labelled")
+        if main is not None and (_inside(nav, main) or _precedes(nav, main)):
+            tail, nav.tail = nav.tail, None
+            prev = nav.getprevious()
+            if prev is not None:
+                prev.tail = (prev.tail or "") + (tail or "")
+            else:
+                nav.getparent().text = (nav.getparent().text or "") + (tail or "")
+            body.append(nav)
+            ctx.note("move", nav, "the removed-links list moved after the main content")
+
+
+def _single_main(body: HtmlElement) -> HtmlElement | None:
+    mains = MAINS(body)
+    return mains[0] if len(mains) == 1 else None
+
+
+def _inside(node: HtmlElement, container: HtmlElement) -> bool:
+    return any(a is container for a in node.iterancestors())
+
+
+def _precedes(a: HtmlElement, b: HtmlElement) -> bool:
+    """True when ``a`` starts before ``b`` in document order (and does not contain it)."""
+    for el in a.getroottree().iter():
+        if el is a:
+            return not _inside(b, a)
+        if el is b:
+            return False
+    return False
+
+
+def _protected(body: HtmlElement, ctx) -> set:
+    """The article, <main> and their ancestors: never removed as an overlay."""
+    out = {body}
+    for node in [ctx.article, *MAINS(body)]:
+        if node is not None:
+            out.add(node)
+            out.update(node.iterancestors())
+    return out
+
+
+def _landmark(el: HtmlElement, tags: frozenset, roles: frozenset) -> bool:
+    return el.tag in tags or (el.get("role") or "").strip().lower() in roles
+
+
+def _is_skip(el: HtmlElement) -> bool:
+    return el.tag == "a" and (el.get("href") or "").startswith("#")
+
+
+def _drop_attrs(el: HtmlElement, names: frozenset) -> None:
+    for name in names & set(el.attrib):
+        del el.attrib[name]
+
+
+def _px(value: str | None) -> int | None:
+    if not value:
+        return None
+    m = re.match(r"\s*(\d+)(\.\d+)?\s*(px)?\s*$", value)
+    return int(m.group(1)) if m else None
+
+
+def _caption(img: HtmlElement) -> str:
+    fig = next(img.iterancestors("figure"), None)
+    if fig is None:
+        return ""
+    cap = fig.find(".//figcaption")
+    return dom.text_of(cap) if cap is not None else ""
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.") + "…"

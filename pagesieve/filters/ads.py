@@ -1,0 +1,400 @@
+"""``ads``: remove elements that load from (or link to) ad servers, and elements the lists hide.
+
+Source: dom-and-nlp-content-extraction-proxy.txt, "Content Extraction" (the advertisement
+remover): "the values of the src and href attributes throughout the page are surveyed to
+determine the servers to which the links refer. If a link address matches against a list of
+common advertisement servers, the node of the DOM tree that contained the link is removed";
+the "Ignore All Advertisements" box of the settings screen (Figure 1) switches it.
+
+The "list of common advertisement servers" is real EasyList-format lists (EasyList and
+EasyPrivacy by default, see :mod:`pagesieve.blocklists`) run by the ``adblock`` engine
+(adblock-rust), which decides with the lists' network rules, ``@@`` exceptions and options
+such as ``$third-party`` or ``$script``:
+
+* **network rules** — every ``src``, ``href``, ``srcset``, ``poster`` and ``<object data>`` is
+  resolved against ``<base href>`` and the page URL and checked with the request type of its tag
+  (``<script>`` script, ``<img>`` image, ``<iframe>`` subdocument, ``<link rel=stylesheet>``
+  stylesheet, ``<video>``/``<audio>`` media, ``<embed>``/``<object>`` object, ``<a>`` document, …).
+  Third-party is judged from the page URL. Without a page URL, relative URLs count as
+  first-party and are not checked; absolute ones are checked as third-party requests. An ad
+  image inside a link that holds nothing else takes the link with it.
+* **element-hiding rules** (``##selector``) — generic ones for the page's classes and ids and
+  the rest (``hidden_class_id_selectors``, the engine's generic list), site-specific ones for
+  the page URL (``url_cosmetic_resources``), minus ``#@#`` exceptions, applied as removals.
+  Selectors lxml cannot run (procedural ``:has-text()``, ``:upward()``, pseudo-elements, and
+  ``:is()``/``:where()``/``:has(> …)`` which cssselect mistranslates) are skipped and counted.
+
+Never removed: ``<html>``, ``<head>``, ``<body>``, a node that contains the detected article,
+or the matches of one hiding rule that hold more than ``max_cosmetic_share`` of the page's
+text (lists contain rules such as ``##.article`` that would blank some sites).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from cssselect import HTMLTranslator, SelectorError, parser as css
+from lxml import etree
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+from pagesieve.blocklists import DEBIAN_LISTS, load_engine
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+log = logging.getLogger("pagesieve.filters.ads")
+
+# Elements that name a resource or a link target.
+WITH_URL = etree.XPath("//*[@src or @href or @srcset or @poster or self::object[@data]]")
+BASE_HREF = etree.XPath("(//base[@href])[1]/@href")
+SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
+NEVER_REMOVED = frozenset({"html", "head", "body"})
+MEDIA = ("img", "picture", "video", "audio", "iframe", "object", "embed", "svg", "canvas")
+# Request type per tag (WebExtensions ResourceType names, as adblock-rust reads them).
+REQUEST_TYPES = {
+    "script": "script", "img": "image", "input": "image", "iframe": "subdocument", "frame": "subdocument",
+    "embed": "object", "object": "object", "applet": "object", "video": "media", "audio": "media",
+    "track": "media", "a": "document", "area": "document",
+}
+LINK_AS = {"script": "script", "style": "stylesheet", "image": "image", "font": "font", "fetch": "xmlhttprequest"}
+# Without a page URL, site-specific hiding rules cannot apply; this reserved name (RFC 2606)
+# asks the engine for its generic rules only.
+NO_SITE_URL = "https://pagesieve.invalid/"
+# Below this many characters of matched text a hiding rule is never blocked by the share guard:
+# an ad slot's "Advertisement" label on a nearly empty page is not the page.
+GUARD_MIN_CHARS = 200
+_TRANSLATOR = HTMLTranslator()
+# Attribute operators whose value a page must contain for the selector to match.
+VALUE_OPERATORS = frozenset({"=", "^=", "$=", "*=", "~=", "|="})
+
+
+@dataclass(frozen=True)
+class AdsSettings:
+    """How ads are found: which lists, which kinds of rules, and the guard."""
+
+    network: bool = setting(True, "Remove elements whose src/href points at an ad or tracking server "
+                                  "(the lists' network rules; the paper's advertisement remover).", group="ignore")
+    cosmetic: bool = setting(True, "Remove elements the lists hide (##selector rules, generic and "
+                                   "site-specific; #@# exceptions respected).", group="ignore")
+    links: bool = setting(True, "Check link targets (<a>/<area> href) too, not only loaded resources "
+                                "(the paper surveys src and href).", group="advanced")
+    lists: tuple[str, ...] = setting(DEBIAN_LISTS, "EasyList-format block lists: file paths or http(s) URLs "
+                                                   "(default: Debian's EasyList and EasyPrivacy, package "
+                                                   "webext-ublock-origin-firefox).", group="advanced")
+    cache_dir: str | None = setting("~/.cache/pagesieve/ads", "Directory for downloaded lists and the compiled "
+                                                              "engine (null: no cache, lists parsed at every "
+                                                              "start).", group="advanced")
+    refresh_hours: float = setting(24.0, "Hours a downloaded list is used before it is fetched again at start-up "
+                                         "(EasyList's header asks for 4-6 days; daily keeps a long-running proxy "
+                                         "current).", minimum=0, maximum=8760, group="advanced")
+    max_cosmetic_share: float = setting(0.5, "A hiding rule whose matches hold more than this fraction of the "
+                                             "article's text (the body's before an article is found) is not "
+                                             "applied (pagesieve's guard against rules like ##.article; below "
+                                             "safety.max_article_loss).", minimum=0, maximum=1, group="advanced")
+
+
+@dataclass(frozen=True)
+class _Selector:
+    """A compiled hiding rule: its XPath, and per comma-separated part what a page must contain
+    for that part to match (tags, classes, ids, attribute names, attribute-value tests) — a
+    cheap pre-check that spares running most of the lists' ~500 generic selectors per page."""
+
+    xpath: etree.XPath
+    parts: tuple[tuple[frozenset, tuple[tuple[str, str, str], ...]], ...]
+
+
+def _needs(node, out: set, values: list) -> bool:
+    """Collect what ``node`` (a cssselect parse tree) requires; False if it uses a construct
+    cssselect 1.x translates wrongly (``:is``/``:where``, ``:has`` with a combinator)."""
+    if isinstance(node, css.Element):
+        if node.element and node.element != "*":
+            out.add(("tag", node.element.lower()))
+        return True
+    if isinstance(node, (css.Matching, css.SpecificityAdjustment)):
+        return False
+    if isinstance(node, css.Relation):
+        # cssselect < 1.3: one (combinator, subselector); 1.3+: a list of (combinator, selector).
+        pairs = ([(node.combinator, node.subselector)] if hasattr(node, "combinator")
+                 else list(getattr(node, "arguments", ())))
+        if not pairs or any(getattr(comb, "value", comb) != " " for comb, _ in pairs):
+            return False
+        return _needs(node.selector, out, values) and all(
+            _needs(sub.parsed_tree, set(), []) for _, sub in pairs)
+    if isinstance(node, css.Class):
+        out.add(("class", node.class_name))
+    elif isinstance(node, css.Hash):
+        out.add(("id", node.id))
+    elif isinstance(node, css.Attrib):
+        name = str(node.attrib).lower()
+        out.add(("attr", name))
+        if node.operator in VALUE_OPERATORS and node.value is not None and node.value.value:
+            values.append((name, node.operator, node.value.value))
+    elif isinstance(node, css.CombinedSelector):
+        return _needs(node.selector, out, values) and _needs(node.subselector, out, values)
+    elif isinstance(node, css.Negation):
+        return _needs(node.selector, out, values) and _needs(node.subselector, set(), [])
+    return _needs(node.selector, out, values) if hasattr(node, "selector") else True
+
+
+def compile_selector(text: str) -> _Selector | None:
+    """The compiled rule, or None when lxml/cssselect cannot run it exactly."""
+    try:
+        parsed = css.parse(text)
+        parts = []
+        for part in parsed:
+            out: set = set()
+            values: list = []
+            if part.pseudo_element is not None or not _needs(part.parsed_tree, out, values):
+                return None
+            parts.append((frozenset(out), tuple(values)))
+        return _Selector(etree.XPath(" | ".join(_TRANSLATOR.selector_to_xpath(p) for p in parsed)), tuple(parts))
+    except (SelectorError, etree.XPathError, TypeError, ValueError):
+        return None
+
+
+class PageIndex:
+    """Every tag, class, id and attribute name of a page, and its attribute values joined per
+    attribute (each value between two control characters) so a selector's ``[href^="…"]`` is one substring search."""
+
+    def __init__(self, root: HtmlElement) -> None:
+        tokens: set = set()
+        classes: set[str] = set()
+        ids: set[str] = set()
+        values: dict[str, list[str]] = {}
+        for el in root.iter():
+            if not isinstance(el.tag, str):
+                continue
+            tokens.add(("tag", el.tag))
+            for name, value in el.attrib.items():
+                tokens.add(("attr", name))
+                values.setdefault(name, []).append(value)
+                if name == "class":
+                    classes.update(value.split())
+                elif name == "id" and value.strip():
+                    ids.add(value.strip())
+        tokens.update(("class", c) for c in classes)
+        tokens.update(("id", i) for i in ids)
+        self.tokens = tokens
+        self.classes, self.ids = sorted(classes), sorted(ids)
+        self._values = values
+        self._joined: dict[str, str] = {}
+
+    def may_match(self, sel: _Selector) -> bool:
+        """False when no element of the page can match ``sel`` (never False when one can)."""
+        return any(needs <= self.tokens and all(self._has_value(*test) for test in values)
+                   for needs, values in sel.parts)
+
+    def _has_value(self, name: str, op: str, value: str) -> bool:
+        joined = self._joined.get(name)
+        if joined is None:
+            joined = self._joined[name] = "\x01" + "\x02\x01".join(self._values.get(name, ())) + "\x02"
+        if op == "=":
+            return f"\x01{value}\x02" in joined
+        if op in ("^=", "|="):
+            return "\x01" + value in joined
+        if op == "$=":
+            return value + "\x02" in joined
+        return value in joined  # *=, ~=
+
+
+class AdsFilter(Filter):
+    name = "ads"
+    Settings = AdsSettings
+    summary = "Remove ads: elements loading from or linking to ad servers, and elements EasyList hides."
+
+    def __init__(self, settings: AdsSettings) -> None:
+        super().__init__(settings)
+        self.load = load_engine(settings.lists, settings.cache_dir, settings.refresh_hours)
+        self.engine = self.load.engine
+        if self.engine is not None:
+            log.info("ads: %d block list(s) ready in %.0f ms (%s)", len(self.load.sources), self.load.ms,
+                     "from the engine cache" if self.load.from_cache else "parsed")
+        self._selectors: dict[str, _Selector | None] = {}
+
+    def apply(self, page, ctx) -> None:
+        if self.engine is None:
+            ctx.note("skip", reason="no block list could be read (see the start-up log); nothing removed",
+                     measured={"missing": [m for m, _ in self.load.missing]})
+            return
+        protected = self._protected(ctx)
+        counts = {"network": 0, "cosmetic": 0}
+        if self.settings.network:
+            counts["network"] = self._network(page, ctx, protected)
+        skipped = 0
+        if self.settings.cosmetic:
+            counts["cosmetic"], skipped = self._cosmetic(page, ctx, protected)
+        if counts["network"] or counts["cosmetic"] or skipped:
+            ctx.note("summary", reason="ads removed by the block lists' rules",
+                     measured={"removed_network": counts["network"], "removed_cosmetic": counts["cosmetic"],
+                               "hiding_rules_not_runnable": skipped})
+
+    # -- network rules ----------------------------------------------------------------
+    def _network(self, page, ctx, protected: set) -> int:
+        root = page.root
+        source, base = self._origin(page, root)
+        checked: dict[tuple[str, str], object] = {}
+        removed = 0
+        for node in list(WITH_URL(root)):
+            if not isinstance(node.tag, str) or node.tag in NEVER_REMOVED or not ctx.in_document(node):
+                continue
+            for url, rtype in self._requests(node):
+                absolute = self._absolute(url, base)
+                if absolute is None:
+                    continue
+                key = (absolute, rtype)
+                result = checked.get(key)
+                if result is None:
+                    result = checked[key] = self.engine.check_network_urls(absolute, source, rtype)
+                if result.matched:
+                    target = self._target(node)
+                    if target in protected:
+                        ctx.note("keep", target, "points at an ad server but holds the article",
+                                 measured={"url": absolute, "rule": result.filter})
+                    elif ctx.remove(target, "points at an ad server" if target is node
+                                    else "link around an element that points at an ad server",
+                                    measured={"url": absolute, "request_type": rtype},
+                                    threshold={"rule": result.filter}):
+                        removed += 1
+                    break
+        return removed
+
+    def _origin(self, page, root: HtmlElement) -> tuple[str, str | None]:
+        """(source URL for third-party checks, base for resolving relative URLs)."""
+        base_href = next(iter(BASE_HREF(root)), None)
+        base = page.url or None
+        if base_href and base_href.strip():
+            joined = urljoin(base or "", base_href.strip())
+            if urlsplit(joined).scheme in ("http", "https"):
+                base = joined
+        return (page.url or base or ""), base
+
+    def _requests(self, node: HtmlElement) -> list[tuple[str, str]]:
+        tag = node.tag
+        out = []
+        if tag in ("a", "area"):
+            if self.settings.links and node.get("href"):
+                out.append((node.get("href"), "document"))
+            return out
+        if tag == "link":
+            rel = (node.get("rel") or "").lower().split()
+            if "stylesheet" in rel:
+                rtype = "stylesheet"
+            elif "icon" in rel:
+                rtype = "image"
+            else:
+                rtype = LINK_AS.get((node.get("as") or "").lower(), "other")
+            if node.get("href"):
+                out.append((node.get("href"), rtype))
+            return out
+        parent = node.getparent()
+        if tag == "source":
+            rtype = "image" if parent is not None and parent.tag == "picture" else "media"
+        else:
+            rtype = REQUEST_TYPES.get(tag, "other")
+        for attr in ("src", "href"):
+            if node.get(attr):
+                out.append((node.get(attr), rtype))
+        if tag == "object" and node.get("data"):
+            out.append((node.get("data"), "object"))
+        if node.get("poster"):
+            out.append((node.get("poster"), "image"))
+        for m in SRCSET_URL.finditer(node.get("srcset") or ""):
+            if m.group(1):
+                out.append((m.group(1), "image"))
+        return out
+
+    @staticmethod
+    def _absolute(url: str, base: str | None) -> str | None:
+        """An absolute http(s) URL to check, or None (other schemes; relative without a base)."""
+        url = url.strip()
+        if not url or url.startswith("#"):
+            return None
+        try:
+            scheme = urlsplit(url).scheme.lower()
+            if not scheme:
+                if base:
+                    url = urljoin(base, url)
+                elif url.startswith("//"):
+                    url = "https:" + url
+                else:
+                    return None  # relative with no page URL: first-party, not checked
+                scheme = urlsplit(url).scheme.lower()
+        except ValueError:
+            return None
+        return url if scheme in ("http", "https") else None
+
+    @staticmethod
+    def _target(node: HtmlElement) -> HtmlElement:
+        """What goes when ``node`` points at an ad server: its <picture>/<video>/<audio> if it
+        is a source of one, and the link around it if that link holds nothing else."""
+        parent = node.getparent()
+        if node.tag in ("img", "source") and parent is not None and parent.tag in ("picture", "video", "audio"):
+            node = parent
+        link = node if node.tag == "a" else next(node.iterancestors("a"), None)
+        if link is not None and link is not node and not dom.text_of(link):
+            own = set(node.iter())
+            if not any(el not in own for el in link.iter(*MEDIA)):
+                return link
+        return node
+
+    # -- element hiding -----------------------------------------------------------------
+    def _cosmetic(self, page, ctx, protected: set) -> tuple[int, int]:
+        root = page.root
+        resources = self.engine.url_cosmetic_resources(page.url or NO_SITE_URL)
+        index = PageIndex(root)
+        rules = set(resources.hide_selectors)
+        if not resources.generichide:
+            rules.update(self.engine.hidden_class_id_selectors(index.classes, index.ids, resources.exceptions))
+        guard = None  # (node, text length) the share guard measures against, when first needed
+        removed = skipped = 0
+        for text in sorted(rules):
+            sel = self._compiled(text)
+            if sel is None:
+                skipped += 1
+                continue
+            if not index.may_match(sel):
+                continue
+            matches = [n for n in sel.xpath(root) if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
+            for n in matches:
+                if n in protected:
+                    ctx.note("keep", n, "hidden by an ad list rule but holds the article",
+                             measured={"hiding_selector": text})
+            matches = [n for n in matches if n not in protected]
+            found = set(matches)
+            matches = [n for n in matches if ctx.in_document(n) and not any(a in found for a in n.iterancestors())]
+            if not matches:
+                continue
+            if guard is None:
+                guard = ctx.state.guard_base()
+            guard_node, guard_chars = guard
+            inside = sum(dom.text_len(n) for n in matches if n is guard_node
+                         or any(a is guard_node for a in n.iterancestors()))
+            share = inside / guard_chars if guard_chars else 0.0
+            if inside > GUARD_MIN_CHARS and share > self.settings.max_cosmetic_share:
+                ctx.note("keep", matches[0], "an ad list hiding rule would remove too much of the page's text",
+                         measured={"hiding_selector": text, "matches": len(matches), "text_share": round(share, 3)},
+                         threshold={"max_cosmetic_share": self.settings.max_cosmetic_share})
+                continue
+            for n in matches:
+                if ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": dom.text_len(n)},
+                              threshold={"hiding_selector": text}):
+                    removed += 1
+        return removed, skipped
+
+    def _compiled(self, text: str) -> _Selector | None:
+        try:
+            return self._selectors[text]
+        except KeyError:
+            sel = self._selectors[text] = compile_selector(text)
+            return sel
+
+    @staticmethod
+    def _protected(ctx) -> set:
+        """Nodes never removed: the article and everything that contains it."""
+        article = ctx.article
+        if article is None:
+            return set()
+        return {article, *article.iterancestors()}

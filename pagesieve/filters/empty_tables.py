@@ -1,0 +1,61 @@
+"""``empty_tables``: remove tables left without substance by the filters before it.
+
+Source: dom-and-nlp-content-extraction-proxy.txt, "empty table remover" (the paragraph after the
+link list remover): a table is removed when it is empty of "substantive" information; the user
+sets which HTML tags count as substance and how many characters a table needs to be substantive.
+The check runs after the other filters ("after it has been parsed through the filter"), so the
+filter sits late in the chain.
+
+Tables are checked innermost first, so an outer layout table that held only emptied tables is
+removed as well. Data tables (``dom.is_data_table``: header cells, caption, a regular grid) are
+never removed, nor the detected article or a table holding it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pagesieve import dom
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+
+@dataclass(frozen=True)
+class EmptyTableSettings:
+    """What counts as substance in a table (the paper's "Advanced Settings")."""
+
+    substance_tags: tuple[str, ...] = setting(
+        ("img", "picture", "svg", "canvas", "video", "audio", "iframe", "object", "embed", "input", "select",
+         "textarea", "button", "form", "math"),
+        "Tags that make a table substantive whatever its text (paper: set by the user).", group="advanced")
+    min_chars: int = setting(20, "A table with fewer non-whitespace characters of text than this (and no substance "
+                                 "tag) is empty (paper: set by the user).", minimum=0, maximum=100000,
+                             group="advanced")
+
+
+class EmptyTableFilter(Filter):
+    name = "empty_tables"
+    Settings = EmptyTableSettings
+    summary = "Remove tables left without substance (too little text, no image or form) by the other filters."
+
+    def __init__(self, settings: EmptyTableSettings) -> None:
+        super().__init__(settings)
+        self._substance = tuple(settings.substance_tags)
+
+    def apply(self, page, ctx) -> None:
+        s = self.settings
+        article = ctx.article
+        protected = (set(article.iterancestors()) | {article}) if article is not None else set()
+        tables = list(dom.body_of(page.root).iter("table"))
+        for table in reversed(tables):  # innermost (and last) first
+            if table in protected or not ctx.in_document(table):
+                continue
+            chars = dom.text_len(table)
+            if chars >= s.min_chars:
+                continue
+            if self._substance and next(table.iter(*self._substance), None) is not None:
+                continue
+            if dom.is_data_table(table):
+                continue
+            ctx.remove(table, "empty table: too little text and no substance tag",
+                       measured={"chars": chars}, threshold={"min_chars": s.min_chars})

@@ -1,0 +1,560 @@
+"""``main_content``: the reader's main text — scored paragraphs, link density, then cleanup inside.
+
+Sources (each threshold's doc names its own):
+
+* **Paragraph scoring** — Readability (Arc90 1.7.1 / ``mozilla/readability:Readability.js``,
+  ``_grabArticle``): every paragraph of at least ``min_paragraph_chars`` characters scores
+  ``1 + commas + min(chars / 100, 3)`` (we count commas, not comma-separated pieces) and gives
+  that score to its parent in full, to its grandparent by half and to the ancestor ``k`` levels
+  up by ``1 / (3k)``, up to ``ancestor_levels`` levels. A candidate starts with a tag weight (div
+  +5; pre, td, blockquote +3; lists and forms −3; headings −5) and a class/id weight (±25 per
+  attribute matching the positive/negative patterns).
+* **Link density** — Gunasundari & Karthikeyan (``../shared/papers/link-density-content-
+  extraction.txt``, 3.1 "LTD"): a candidate's score is multiplied by ``1 − LTD`` (Readability
+  does the same), and — our addition, from the same paper's step 2 — a paragraph's own score
+  by ``1 − LTD`` of the paragraph, so link runs never carry a candidate.
+* **Choice** — Readability: the best candidate; if at least ``min_top_candidates`` of the
+  best five score within ``alternative_ratio`` of it, their common ancestor; up through
+  wrappers with a single child; sibling blocks whose score is at least ``sibling_ratio`` of
+  the best (and ``sibling_min_score``), or whose text is a real paragraph, join it.
+  Readability.js's climb to a parent that out-scores the way up is off (``climb``; on the
+  shared corpus it climbs to page-wide containers). Our addition (``cousins``): blocks elsewhere
+  with the best block's tag and class that score like a joining sibling also join (articles
+  split in chunks).
+* **Article size** — the DOM-and-NLP proxy paper (``../shared/papers/dom-and-nlp-content-
+  extraction-proxy.txt``, "Main article extraction": an article subtree holds at least 500
+  characters; Readability's ``DEFAULT_CHAR_THRESHOLD`` is also 500). A first pass leaves out
+  paragraphs inside unlikely blocks (menus, comments, sidebars); when what it keeps, less the
+  unlikely blocks inside, has fewer than ``min_article_chars`` it runs again over every
+  paragraph (Readability's retry without ``FLAG_STRIP_UNLIKELYS``).
+* **Cleanup inside the chosen node** — Readability's ``_prepArticle``/``_cleanConditionally``
+  and HTML semantics: hidden elements; ``nav``/``aside``/``footer``/``form`` blocks and
+  navigation roles; blocks named like bylines, dates, share bars, related lists, comments,
+  newsletters, ads (``BOILERPLATE``); short blocks that are only a label ("Advertisement",
+  "Read more"); image captions, credits and galleries (``captions``; the images stay); headings
+  that repeat the page title (``title_overlap``); lists, tables and divisions with fewer than
+  ``clean_max_commas`` commas whose link density is above ``clean_link_density``
+  (``clean_link_density_positive`` when their names say "content").
+  Size bounds: a removal takes at most ``clean_max_share`` of the article's text, and all
+  such removals at most ``clean_max_total`` (else the cleanup is skipped on that page) — except
+  named or semantic boilerplate outside the *core*, the innermost scored block under the best
+  one that keeps ``alternative_ratio`` of its score (e.g. a comment thread beside the story
+  body in the same ``<article>``): it may be of any size.
+
+Everything in ``<body>`` outside the chosen node(s) is removed (ancestors stay, their loose
+text is blanked) and the article is set to their deepest common ancestor, before any removal
+(so the chain's loss guard protects it). A page where no paragraph scores is left unchanged,
+with a note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+# Readability.js REGEXPS (mozilla/readability, Readability.js): blocks unlikely to be content,
+# and the class/id words that make a block more (positive) or less (negative) likely.
+UNLIKELY = re.compile(r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
+                      r"gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
+                      r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote", re.I)
+MAYBE = re.compile(r"and|article|body|column|content|main|shadow", re.I)
+POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.I)
+NEGATIVE = re.compile(r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|foot|footer|footnote|"
+                      r"gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|"
+                      r"sponsor|shopping|tags|tool|widget", re.I)
+# Blocks inside the article that are boilerplate by name: Readability's byline and share patterns
+# (REGEXPS.byline, REGEXPS.shareElements) plus related lists, comments, newsletters, tag lists.
+BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social|related|recommend|comment|"
+                         r"disqus|newsletter|subscri|signup|sign-up|promo|sponsor|breadcrumb|"
+                         r"(?:^|[\s_-])tags?(?:$|[\s_-])|"
+                         r"toolbar|print|read-?more|more-?stories|outbrain|taboola|advert|(?:^|[\s_-])ad(?:$|[\s_-])|"
+                         r"timestamp|published|updated|(?:^|[\s_-])date(?:$|[\s_-])", re.I)
+# Image captions, credits and galleries: not article text in the scrapinghub ground truth ("article
+# text only") and repeated per image in galleries.
+CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
+CAPTION_TAGS = frozenset({"figcaption"})
+# Whole short blocks that are labels of boilerplate, not text ("Advertisement", "Read more").
+LABEL = re.compile(r"^\W*(?:advert(?:isement)?|ad|sponsored(?: content)?|read more|related(?: articles| stories)?|"
+                   r"more stories|share(?: this)?(?: article| story)?|tags?|comments?|subscribe|continue reading|"
+                   r"story continues below(?: advertisement)?|skip ad)\W*$", re.I)
+BOILERPLATE_ROLES = frozenset({"navigation", "complementary", "contentinfo", "banner", "search", "menu", "menubar",
+                               "toolbar"})
+BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "form", "button", "select", "textarea", "input", "menu"})
+COMMAS = re.compile(r"[\u002C\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C]")
+SENTENCE_END = re.compile(r"\.( |$)")
+_SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math", "iframe", "object",
+                   "embed", "select", "button", "textarea", "input", "meta", "link"})
+# How many of the best candidates are compared with the best (Readability DEFAULT_N_TOP_CANDIDATES).
+N_TOP_CANDIDATES = 5
+# Readability's tag weights for a new candidate (_initializeNode).
+TAG_WEIGHT = {"div": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3, "dd": -3,
+              "dt": -3, "li": -3, "form": -3, "h1": -5, "h2": -5, "h3": -5, "h4": -5, "h5": -5, "h6": -5, "th": -5}
+# Elements whose text is a paragraph to score (Readability DEFAULT_TAGS_TO_SCORE plus the
+# block containers it turns into paragraphs when they hold no other block).
+PARAGRAPH_TAGS = frozenset({"p", "pre", "td", "h2", "h3", "h4", "h5", "h6", "section", "div", "article", "li",
+                            "blockquote", "dd", "main", "center"})
+INLINE_TAGS = frozenset({"a", "span", "b", "i", "em", "strong", "small", "abbr", "cite", "q", "sup", "sub", "time",
+                         "mark", "u", "font", "label"})
+CLEAN_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "header", "figure"})
+_PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
+
+
+def _chars(text: str | None) -> int:
+    return len("".join(text.split())) if text else 0
+
+
+def _names(el: HtmlElement) -> str:
+    return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
+
+
+HIDDEN = etree.XPath(".//*[@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
+                     "or translate(@type,'HIDEN','hiden')='hidden']")
+
+
+def _hidden(el: HtmlElement) -> bool:
+    return (el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true"
+            or (el.get("type") or "").lower() == "hidden")
+
+
+@dataclass(frozen=True)
+class MainContentSettings:
+    """Thresholds of the scoring, the choice and the cleanup."""
+
+    min_paragraph_chars: int = setting(25, "A paragraph scores only with at least this many characters "
+                                           "(Readability: innerText.length < 25 is skipped).", minimum=0,
+                                       group="advanced")
+    ancestor_levels: int = setting(5, "A paragraph's score goes up this many ancestor levels (Readability: "
+                                      "_getNodeAncestors(node, 5)).", minimum=1, maximum=20, group="advanced")
+    class_weight: int = setting(25, "Score added (positive names) or taken (negative names) per class or id "
+                                    "attribute (Readability: _getClassWeight, 25).", minimum=0, group="advanced")
+    alternative_ratio: float = setting(0.75, "Candidates scoring at least this share of the best are alternatives "
+                                             "(Readability: 0.75).", minimum=0, maximum=1, group="advanced")
+    min_top_candidates: int = setting(3, "When this many alternatives share an ancestor with the best, that "
+                                         "ancestor is chosen (Readability: MINIMUM_TOPCANDIDATES = 3).", minimum=1,
+                                      group="advanced")
+    sibling_ratio: float = setting(0.2, "A sibling of the chosen node joins it when it scores at least this share "
+                                        "of the chosen score (Readability: topCandidate score * 0.2).", minimum=0,
+                                   maximum=1, group="advanced")
+    sibling_min_score: float = setting(10, "... and at least this score (Readability: Math.max(10, ...)).",
+                                       minimum=0, group="advanced")
+    sibling_paragraph_chars: int = setting(80, "An unscored sibling paragraph joins with at least this many "
+                                               "characters and link density below sibling_link_density "
+                                               "(Readability: 80).", minimum=0, group="advanced")
+    sibling_link_density: float = setting(0.25, "Link density bound of a joining sibling paragraph (Readability: "
+                                                "0.25).", minimum=0, maximum=1, group="advanced")
+    min_article_chars: int = setting(500, "An article holds at least this many characters; below it the scoring "
+                                          "runs again without leaving out unlikely blocks (DOM-and-NLP proxy paper, "
+                                          "\"Main article extraction\": 500; Readability DEFAULT_CHAR_THRESHOLD).",
+                                     minimum=0, group="advanced")
+    climb: bool = setting(False, "Move up to a parent that scores more than the candidates below it on the way "
+                                 "(Readability.js does; readability-lxml does not: with class weights of 25 it "
+                                 "climbs to page-wide containers).", group="advanced")
+    cousins: bool = setting(True, "Also keep blocks elsewhere with the chosen block's tag and class that score "
+                                  "like a joining sibling (articles split in chunks; Readability's same-class "
+                                  "sibling bonus, widened to cousins).", group="advanced")
+    clean: bool = setting(True, "Remove boilerplate inside the chosen node (bylines, share bars, related lists, "
+                                "comments, link lists, hidden elements).", group="advanced")
+    captions: bool = setting(True, "Inside the article, remove image captions, credits and galleries (the "
+                                   "images stay; captions are text about images, not the article).", group="advanced")
+    title_overlap: float = setting(0.8, "Inside the article, a heading whose words are at least this share of "
+                                        "the page title's words repeats the title and is removed (the text output "
+                                        "starts with the title; Readability _headerDuplicatesTitle).", minimum=0,
+                                   maximum=1, group="advanced")
+    clean_link_density: float = setting(0.2, "Inside the article, a list, table or division whose link density "
+                                             "(link characters / characters) is above this is removed "
+                                             "(Readability _cleanConditionally: weight < 25 and linkDensity > 0.2).",
+                                        minimum=0, maximum=1, group="advanced")
+    clean_link_density_positive: float = setting(0.5, "... the bound for blocks whose names say content "
+                                                      "(Readability: weight >= 25 and linkDensity > 0.5).",
+                                                 minimum=0, maximum=1, group="advanced")
+    clean_max_commas: int = setting(10, "A block with at least this many commas is prose and is never removed by "
+                                        "the link-density cleanup (Readability: commas < 10).", minimum=0,
+                                    group="advanced")
+    clean_max_share: float = setting(0.3, "A single cleanup removal takes at most this share of the article's "
+                                          "text; larger blocks stay unless they are named or semantic boilerplate outside "
+                                          "the core (our bound: boilerplate is small).", minimum=0,
+                                     maximum=1, group="advanced")
+    clean_max_total: float = setting(0.5, "If the cleanup would take more than this share of the article's text, "
+                                          "it is skipped on that page (our bound, under safety.max_article_loss).",
+                                     minimum=0, maximum=1, group="advanced")
+
+
+class MainContentFilter(Filter):
+    name = "main_content"
+    Settings = MainContentSettings
+    summary = ("Reader: keep the best-scored content block (paragraph scores, link density), then remove bylines, "
+               "share bars, related lists and comments inside it.")
+
+    # -- statistics ----------------------------------------------------------------------
+    @staticmethod
+    def stats(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, list]]:
+        """Pre-order elements of ``body`` (skipped tags and hidden elements left out) and, per
+        element, [inline chars, chars, link chars, commas, has a block descendant]. Inline chars
+        are the element's text outside its block children (its own paragraph)."""
+        order: list[HtmlElement] = []
+        in_link: dict[HtmlElement, bool] = {}
+        hidden = set(HIDDEN(body))
+        stack = [body]
+        while stack:
+            el = stack.pop()
+            if not isinstance(el.tag, str) or el.tag in _SKIP or el in hidden:
+                continue
+            parent = el.getparent()
+            in_link[el] = el.tag == "a" or in_link.get(parent, False)
+            order.append(el)
+            stack.extend(reversed(el))
+        st: dict[HtmlElement, list] = {}
+        for el in reversed(order):
+            link = in_link[el]
+            own = [el.text] + [c.tail for c in el]
+            chars = 0
+            commas = 0
+            for t in own:
+                if t:
+                    chars += _chars(t)
+                    commas += t.count(",") if t.isascii() else len(COMMAS.findall(t))
+            s = [chars, chars, chars if link else 0, commas, False, commas, chars if link else 0]
+            for c in el:
+                cs = st.get(c)
+                if cs is None:
+                    continue
+                s[_CHARS] += cs[_CHARS]
+                s[_LINK] += cs[_LINK]
+                s[_COMMAS] += cs[_COMMAS]
+                block = c.tag in dom.BLOCK_TAGS or cs[_BLOCK]
+                if block:
+                    s[_BLOCK] = True
+                else:
+                    s[_PARA] += cs[_CHARS]
+                    s[_PCOMMAS] += cs[_COMMAS]
+                    s[_PLINK] += cs[_LINK]
+            st[el] = s
+        return order, st
+
+    # -- scoring -------------------------------------------------------------------------
+    def _class_weight(self, el: HtmlElement) -> int:
+        w = 0
+        for attr in ("class", "id"):
+            v = el.get(attr)
+            if v:
+                if NEGATIVE.search(v):
+                    w -= self.settings.class_weight
+                if POSITIVE.search(v):
+                    w += self.settings.class_weight
+        return w
+
+    def score(self, order, st, body, skip_unlikely: bool) -> tuple[dict[HtmlElement, float], list[HtmlElement]]:
+        """Readability's candidate scores (times 1 - link density), and the unlikely blocks left
+        out (outermost only)."""
+        s = self.settings
+        unlikely: set[HtmlElement] = set()
+        roots: list[HtmlElement] = []
+        if skip_unlikely:
+            for el in order:
+                parent = el.getparent()
+                if parent in unlikely:
+                    unlikely.add(el)
+                    continue
+                names = _names(el)
+                if (names and el.tag not in ("body", "a", "html", "article", "main") and UNLIKELY.search(names)
+                        and not MAYBE.search(names)) or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
+                    unlikely.add(el)
+                    roots.append(el)
+        scores: dict[HtmlElement, float] = {}
+        for el in order:
+            if el in unlikely:
+                continue
+            es = st[el]
+            if es[_BLOCK]:  # a container's loose text: a paragraph whose parent is the container
+                para, commas, start = es[_PARA], es[_PCOMMAS], el
+                link = es[_PLINK] / para if para else 0.0
+            elif el.tag in PARAGRAPH_TAGS:  # a leaf block: a paragraph, counted in its parent
+                para, commas, start = es[_CHARS], es[_COMMAS], el.getparent()
+                link = es[_LINK] / para if para else 0.0
+            else:
+                continue
+            if para < s.min_paragraph_chars or start is None or link >= 1.0:
+                continue  # too short, or all links: scores nothing
+            value = (1 + commas + min(para // 100, 3)) * (1.0 - link)
+            level = 0
+            node = start
+            while node is not None and level < s.ancestor_levels:
+                if node not in st:
+                    break
+                if node not in scores:
+                    scores[node] = TAG_WEIGHT.get(node.tag, 0) + self._class_weight(node)
+                scores[node] += value / (1 if level == 0 else 2 if level == 1 else level * 3)
+                if node is body:
+                    break
+                node = node.getparent()
+                level += 1
+        return {el: sc * (1.0 - (st[el][_LINK] / st[el][_CHARS] if st[el][_CHARS] else 0.0))
+                for el, sc in scores.items()}, roots
+
+    def choose(self, scores, st, body) -> tuple[HtmlElement | None, float]:
+        s = self.settings
+        if not scores:
+            return None, 0.0
+        ranked = sorted(scores, key=scores.get, reverse=True)
+        top = ranked[0]
+        best = scores[top]
+        if top is not body:
+            alternatives = [c for c in ranked[1:N_TOP_CANDIDATES]
+                            if best and scores[c] / best >= s.alternative_ratio]
+            if len(alternatives) >= s.min_top_candidates:
+                lists = [set(c.iterancestors()) for c in alternatives]
+                parent = top.getparent()
+                while parent is not None and parent is not body:
+                    if sum(1 for anc in lists if parent in anc) >= s.min_top_candidates:
+                        top = parent
+                        break
+                    parent = parent.getparent()
+            last = scores.get(top, best)
+            parent = top.getparent()
+            while s.climb and parent is not None and parent is not body and parent in st:
+                ps = scores.get(parent)
+                if ps is None:
+                    parent = parent.getparent()
+                    continue
+                if ps < last / 3:
+                    break
+                if ps > last:
+                    top = parent
+                    break
+                last = ps
+                parent = parent.getparent()
+            while top is not body and top.getparent() is not None and len(
+                    [c for c in top.getparent() if c in st]) == 1:
+                top = top.getparent()
+        return top, scores.get(top, best)
+
+    def siblings(self, top, top_score, scores, st, body) -> list[HtmlElement]:
+        s = self.settings
+        parent = top.getparent()
+        if top is body or parent is None:
+            return [top]
+        threshold = max(s.sibling_min_score, top_score * s.sibling_ratio)
+        cls = top.get("class") or ""
+        out = []
+        for sib in parent:
+            if sib not in st:
+                continue
+            if sib is top:
+                out.append(sib)
+                continue
+            bonus = top_score * s.sibling_ratio if cls and sib.get("class") == cls else 0.0
+            if sib in scores and scores[sib] + bonus >= threshold:
+                out.append(sib)
+                continue
+            ss = st[sib]
+            if sib.tag == "p" or not ss[_BLOCK]:
+                n = ss[_CHARS]
+                ld = ss[_LINK] / n if n else 1.0
+                if n > s.sibling_paragraph_chars and ld < s.sibling_link_density:
+                    out.append(sib)
+                elif 0 < n <= s.sibling_paragraph_chars and ld == 0 and SENTENCE_END.search(dom.text_of(sib)):
+                    out.append(sib)
+        return out
+
+    def cousins(self, top, top_score, chosen, scores, body) -> list[HtmlElement]:
+        """Add blocks elsewhere in the page with ``top``'s tag and class that score like a joining
+        sibling (an article split in chunks); result in document order."""
+        ref = top  # below single-child wrappers the chosen block may have a class
+        while not ref.get("class") and len(ref) == 1 and isinstance(ref[0].tag, str):
+            ref = ref[0]
+        cls = ref.get("class")
+        if not cls or top is body:
+            return chosen
+        s = self.settings
+        threshold = max(s.sibling_min_score, top_score * s.sibling_ratio)
+        inside = set(chosen)
+        extra = [el for el, sc in scores.items()
+                 if sc >= threshold and el not in inside and el.tag == ref.tag and el.get("class") == cls
+                 and not any(a in inside for a in el.iterancestors())]
+        extra = [el for el in extra if not any(a in extra for a in el.iterancestors())]
+        if not extra:
+            return chosen
+        for el in extra:  # a cousin that holds a chosen node replaces it
+            inside -= {c for c in inside if any(a is el for a in c.iterancestors())}
+        order = {el: i for i, el in enumerate(body.iter())}
+        return sorted(inside | set(extra), key=order.get)
+
+    # -- the filter ----------------------------------------------------------------------
+    def apply(self, page, ctx) -> None:
+        s = self.settings
+        body = dom.body_of(page.root)
+        order, st = self.stats(body)
+        if body not in st:
+            ctx.note("skip", body, "no text in <body>; page left unchanged")
+            return
+        found = None
+        for attempt, skip in enumerate((True, False), 1):
+            scores, unlikely = self.score(order, st, body, skip_unlikely=skip)
+            top, top_score = self.choose(scores, st, body)
+            if top is None:
+                continue
+            chosen = self.siblings(top, top_score, scores, st, body)
+            if s.cousins:
+                chosen = self.cousins(top, top_score, chosen, scores, body)
+            found = top, top_score, chosen, scores, attempt
+            kept = set(chosen)
+            likely = sum(st[c][_CHARS] for c in chosen) - sum(
+                st[u][_CHARS] for u in unlikely if any(a in kept for a in u.iterancestors()))
+            if any(a in unlikely for c in chosen for a in (c, *c.iterancestors())):
+                likely = 0
+            if likely >= s.min_article_chars:
+                break
+        if found is None:
+            ctx.note("skip", body, "no paragraph of at least min_paragraph_chars; page left unchanged",
+                     threshold={"min_paragraph_chars": s.min_paragraph_chars})
+            return
+        top, top_score, chosen, scores, attempt = found
+        chars = sum(st[c][_CHARS] for c in chosen)
+        container = _common_ancestor(chosen)
+        ctx.note("select", chosen[0], f"best-scored content block (pass {attempt}); {len(chosen)} node(s) kept",
+                 measured={"score": round(top_score, 2), "chars": chars,
+                           "link_density": round(sum(st[c][_LINK] for c in chosen) / chars, 3) if chars else 0},
+                 threshold={"min_article_chars": s.min_article_chars, "sibling_ratio": s.sibling_ratio})
+        ctx.set_article(container)  # before removing: the loss guard then protects what is kept
+        self._prune(body, chosen, st, ctx)
+        if s.clean:
+            self._clean(page, chosen, top, top_score, st, scores, chars, ctx)
+
+    def _prune(self, body, chosen, st, ctx) -> None:
+        """Remove everything in ``body`` outside the chosen nodes; blank loose text on the way."""
+        keep = set(chosen)
+        if body in keep:
+            return
+        on_path: set[HtmlElement] = set()
+        for c in chosen:
+            for a in c.iterancestors():
+                on_path.add(a)
+                if a is body:
+                    break
+        for anc in [body, *(a for a in on_path if a is not body)]:
+            if anc.text and anc.text.strip():
+                ctx.set_text(anc, None)
+            for child in list(anc):
+                if child.tail and child.tail.strip():
+                    ctx.set_text(child, None, tail=True)
+                if child in keep or child in on_path or not isinstance(child.tag, str):
+                    continue
+                cs = st.get(child)
+                ctx.remove(child, "outside the main content block",
+                           measured={"chars": cs[_CHARS]} if cs else None, explain=bool(cs and cs[_CHARS]))
+
+    def _clean(self, page, chosen, top, top_score, st, scores, article_chars, ctx) -> None:
+        """Remove boilerplate inside the chosen nodes (see the module docstring)."""
+        s = self.settings
+        if not article_chars:
+            return
+        keep = set(chosen)
+        inner = [el for el in scores if el not in keep and any(a in keep for a in el.iterancestors())]
+        core = top
+        while True:  # down to the innermost block that holds nearly all of the score
+            below = [c for c in inner if any(a is core for a in c.iterancestors())]
+            nxt = max(below, key=scores.get) if below else None
+            if nxt is None or scores[nxt] < s.alternative_ratio * scores.get(core, top_score):
+                break
+            core = nxt
+        if len(chosen) == 1 and core is top:
+            core = None  # no inner core: every removal is bounded by clean_max_share
+        core_path = set(core.iterancestors()) | {core} if core is not None else set()
+        title_words = _words(page.title)
+        plan: list[tuple[HtmlElement, str, dict, dict]] = []
+        bounded = 0  # characters of removals justified by size alone (not by lying outside the core)
+        for node in chosen:  # a joining sibling may itself be boilerplate; the best block is not
+            stack = list(reversed(node)) if node is top or core is None else [node]
+            while stack:
+                el = stack.pop()
+                if not isinstance(el.tag, str):
+                    continue
+                outside_core = core is not None and el not in core_path and not any(
+                    a is core for a in el.iterancestors())
+                reason = self._boilerplate(el, st, article_chars, title_words, outside_core)
+                if reason:
+                    plan.append((el, *reason))
+                    if not outside_core:
+                        bounded += st[el][_CHARS] if el in st else 0
+                else:
+                    stack.extend(reversed(el))
+        if bounded > s.clean_max_total * article_chars:
+            ctx.note("skip-clean", chosen[0], "cleanup would take too much of the article; left as chosen",
+                     measured={"share": round(bounded / article_chars, 3)},
+                     threshold={"clean_max_total": s.clean_max_total})
+            return
+        for el, reason, measured, threshold in plan:
+            ctx.remove(el, reason, measured=measured, threshold=threshold)
+
+    @staticmethod
+    def _between_blocks(el: HtmlElement, st) -> bool:
+        """An inline element standing between blocks (its own line), not inside a sentence."""
+        parent, prev = el.getparent(), el.getprevious()
+        ps = st.get(parent)
+        before = prev.tail if prev is not None else parent.text
+        return bool(ps and ps[_BLOCK]) and not (before or "").strip() and not (el.tail or "").strip()
+
+    def _boilerplate(self, el, st, article_chars, title_words, outside_core) -> tuple[str, dict, dict] | None:
+        s = self.settings
+        es = st.get(el)
+        if es is None:
+            if _hidden(el):
+                return "hidden element", {}, {}
+            return None
+        chars = es[_CHARS]
+        share = chars / article_chars
+        big = share > s.clean_max_share  # only named or semantic boilerplate outside the core may be big
+        if big and not outside_core:
+            return None
+        measured = {"chars": chars, "share": round(share, 3)}
+        limit = {"clean_max_share": s.clean_max_share} if not big else {"outside_core": True}
+        names = _names(el)
+        if el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
+            return f"<{el.tag}> navigation or aside block inside the article", measured, limit
+        if names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st)):
+            return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit
+        if big:
+            return None
+        if 0 < chars < s.min_paragraph_chars and el.tag not in INLINE_TAGS and LABEL.match(dom.text_of(el)):
+            return "a boilerplate label", measured, {"min_paragraph_chars": s.min_paragraph_chars}
+        if s.captions and (el.tag in CAPTION_TAGS or (names and CAPTION.search(names))):
+            return "image caption or gallery", measured, limit
+        if el.tag in dom.HEADING_TAGS and title_words and chars:
+            words = _words(dom.text_of(el))
+            overlap = len(words & title_words) / len(words) if words else 0.0
+            if overlap >= s.title_overlap:
+                return "heading repeats the page title", {**measured, "overlap": round(overlap, 3)}, {
+                    "title_overlap": s.title_overlap}
+        if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas:
+            ld = es[_LINK] / chars
+            bound = s.clean_link_density_positive if POSITIVE.search(names) else s.clean_link_density
+            if ld > bound:
+                return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
+                    "link_density": bound, "commas_below": s.clean_max_commas}
+        return None
+
+
+_WORD = re.compile(r"\w+", re.U)
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _common_ancestor(nodes: list[HtmlElement]) -> HtmlElement:
+    """The deepest element that holds every node of ``nodes`` (the node itself for one)."""
+    common = [nodes[0], *nodes[0].iterancestors()][::-1]
+    for node in nodes[1:]:
+        chain = [node, *node.iterancestors()][::-1]
+        k = 0
+        while k < min(len(common), len(chain)) and common[k] is chain[k]:
+            k += 1
+        common = common[:k]
+    return common[-1]

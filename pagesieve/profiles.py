@@ -1,0 +1,340 @@
+"""Per-user filter settings, persisted in the state database (:mod:`pagesieve.state`).
+
+A profile stores only what its user changed relative to ``config.yaml``, never a copy of the
+defaults, so a changed default reaches every user who did not override that key:
+
+- ``preset``: the user's preset (None: the configured default);
+- ``overrides``: dotted setting keys → values (``filters.link_lists.ratio``, ``output.format``,
+  ``safety.max_article_loss``), the same keys ``--set`` accepts;
+- ``toggles``: filter name → on/off, where the user put a filter into, or took it out of, their
+  preset's chain (the chain's order stays the preset's);
+- ``sites``: host → :class:`SiteRule` (a different preset, or no filtering, on that site and its
+  subdomains; the longest matching host wins).
+
+Every save is validated with the same rules as ``config.yaml`` (:meth:`pagesieve.config.Config.resolve`)
+before anything is written; a bad value raises :class:`ProfileError` naming each bad key.
+:meth:`ProfileStore.effective` gives the proxy what it needs for one request.
+
+Schema (component ``profiles``; append to :data:`MIGRATIONS` to change it, never edit an
+applied script)::
+
+    profiles(user PK, preset, updated_at)
+    profile_settings(user, key, value JSON)        -- key: dotted setting key or "chain.<filter>"
+    profile_sites(user, host, preset, bypass)
+    secrets(name PK, value)                         -- the CSRF key of the settings page
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from pagesieve import state
+from pagesieve.config import Config, overrides_to_tree
+from pagesieve.errors import ConfigError
+
+log = logging.getLogger("pagesieve.profiles")
+
+COMPONENT = "profiles"
+MIGRATIONS = [
+    """
+    CREATE TABLE profiles (
+        user TEXT PRIMARY KEY,
+        preset TEXT,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE profile_settings (
+        user TEXT NOT NULL REFERENCES profiles(user) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (user, key)
+    );
+    CREATE TABLE profile_sites (
+        user TEXT NOT NULL REFERENCES profiles(user) ON DELETE CASCADE,
+        host TEXT NOT NULL,
+        preset TEXT,
+        bypass INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (user, host)
+    );
+    CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        value BLOB NOT NULL
+    );
+    """,
+]
+
+CHAIN_PREFIX = "chain."
+CSRF_SECRET = "settings_page.csrf"
+CSRF_KEY_BYTES = 32
+MAX_SITE_RULES = 200
+"""Per-site rules one profile may hold (a guard against a runaway form, not a tuning knob)."""
+
+_HOST = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+
+
+class ProfileError(ConfigError):
+    """A profile change that does not validate; ``errors`` maps each bad key to its message."""
+
+    def __init__(self, errors: Mapping[str, str]) -> None:
+        self.errors = dict(errors)
+        super().__init__("; ".join(self.errors.values()))
+
+
+@dataclass(frozen=True)
+class SiteRule:
+    """On one host (and its subdomains): another preset, or no filtering at all."""
+
+    preset: str | None = None
+    bypass: bool = False
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One user's changes to the configuration (see the module docstring)."""
+
+    user: str
+    preset: str | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    toggles: Mapping[str, bool] = field(default_factory=dict)
+    sites: Mapping[str, SiteRule] = field(default_factory=dict)
+
+
+def normalize_host(host: str) -> str:
+    """A host name as rules store it: lower case, no trailing dot, no port; ValueError if invalid."""
+    h = (host or "").strip().lower().rstrip(".")
+    if ":" in h and not h.startswith("["):
+        h = h.rsplit(":", 1)[0]
+    try:
+        h = h.encode("idna").decode("ascii") if h and not h.isascii() else h
+    except UnicodeError as err:
+        raise ValueError(f"{host!r}: not a valid host name") from err
+    if not _HOST.match(h):
+        raise ValueError(f"{host!r}: not a valid host name (e.g. example.org)")
+    return h
+
+
+def site_rule_for(sites: Mapping[str, SiteRule], host: str) -> SiteRule | None:
+    """The rule of the longest entry of ``sites`` equal to ``host`` or a parent domain of it."""
+    host = (host or "").lower().rstrip(".")
+    best = None
+    for entry, rule in sites.items():
+        if (host == entry or host.endswith("." + entry)) and (best is None or len(entry) > len(best[0])):
+            best = (entry, rule)
+    return best[1] if best else None
+
+
+def chain_for(cfg: Config, preset: str, toggles: Mapping[str, bool]) -> list[str]:
+    """``preset``'s chain with the user's toggles: switched-off filters dropped, switched-on
+    ones inserted after the chain's last filter that precedes them in the registry's order."""
+    from pagesieve.filters import FILTERS
+
+    chain = [n for n in cfg.presets[preset]["chain"] if toggles.get(n, True)]
+    order = list(FILTERS)
+    for name, on in toggles.items():
+        if not on or name in chain or name not in FILTERS:
+            continue
+        rank = order.index(name)
+        at = 0
+        for i, existing in enumerate(chain):
+            if existing in FILTERS and order.index(existing) < rank:
+                at = i + 1
+        chain.insert(at, name)
+    return chain
+
+
+def overrides_tree(cfg: Config, preset: str, profile: Profile) -> dict:
+    """The nested overrides (as :meth:`Config.resolve` takes them) of ``profile`` on ``preset``."""
+    tree = overrides_to_tree(dict(profile.overrides))
+    base = list(cfg.presets[preset]["chain"])
+    chain = chain_for(cfg, preset, profile.toggles)
+    if chain != base:
+        tree["chain"] = chain
+    return tree
+
+
+def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -> None:
+    """Raise :class:`ProfileError` (every bad key with its message) unless ``profile`` resolves
+    under ``cfg`` for its preset and for every preset its site rules name."""
+    from pagesieve.filters import FILTERS
+
+    errors: dict[str, str] = {}
+    default = default_preset or cfg.default_preset
+    for key, preset in (("preset", profile.preset),
+                        *((f"sites.{h}", r.preset) for h, r in profile.sites.items())):
+        if preset is not None and preset not in cfg.presets:
+            errors[key] = (f"{key} = {preset!r}: unknown preset; available: "
+                           + ", ".join(sorted(cfg.presets)))
+    for name in profile.toggles:
+        if name not in FILTERS:
+            errors[CHAIN_PREFIX + name] = f"{CHAIN_PREFIX}{name}: unknown filter; available: {', '.join(FILTERS)}"
+    if len(profile.sites) > MAX_SITE_RULES:
+        errors["sites"] = f"sites: at most {MAX_SITE_RULES} per-site rules"
+    base = profile.preset if profile.preset in cfg.presets else default
+    for key, value in profile.overrides.items():  # one by one, so every bad key is reported
+        try:
+            cfg.resolve(base, overrides_to_tree({key: value}))
+        except ConfigError as err:
+            errors[key] = str(err)
+    if errors:
+        raise ProfileError(errors)
+    presets = {profile.preset or default} | {r.preset or profile.preset or default for r in profile.sites.values()}
+    for preset in sorted(presets):
+        try:
+            cfg.resolve(preset, overrides_tree(cfg, preset, profile))
+        except ConfigError as err:
+            errors[f"preset {preset}"] = str(err)
+    if errors:
+        raise ProfileError(errors)
+
+
+class ProfileStore:
+    """User profiles in the state database; thread-safe; one connection per store.
+
+    ``effective()`` is called for every proxied request: it reads a profile once and caches it
+    until a save here, or a commit by another process (SQLite's ``PRAGMA data_version``).
+    """
+
+    def __init__(self, cfg: Config, path: str | None = None) -> None:
+        self.cfg = cfg
+        self.path = path if path is not None else cfg.globals["state"].path
+        self.conn = state.connect(self.path)
+        self._lock = threading.RLock()
+        self._cache: dict[str, Profile] = {}
+        self._usable: dict[tuple[str, str | None], tuple[Profile, Profile]] = {}
+        self._data_version = None
+        with self._lock:
+            state.migrate(self.conn, COMPONENT, MIGRATIONS)
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _fresh(self) -> None:
+        v = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if v != self._data_version:
+            self._cache.clear()
+            self._usable.clear()
+            self._data_version = v
+
+    def get(self, user: str) -> Profile:
+        """``user``'s profile (an empty one when they never saved)."""
+        with self._lock:
+            self._fresh()
+            cached = self._cache.get(user)
+            if cached is not None:
+                return cached
+            row = self.conn.execute("SELECT preset FROM profiles WHERE user = ?", (user,)).fetchone()
+            overrides, toggles = {}, {}
+            for key, value in self.conn.execute(
+                    "SELECT key, value FROM profile_settings WHERE user = ? ORDER BY key", (user,)):
+                if key.startswith(CHAIN_PREFIX):
+                    toggles[key[len(CHAIN_PREFIX):]] = bool(json.loads(value))
+                else:
+                    overrides[key] = json.loads(value)
+            sites = {host: SiteRule(preset, bool(bypass)) for host, preset, bypass in self.conn.execute(
+                "SELECT host, preset, bypass FROM profile_sites WHERE user = ? ORDER BY host", (user,))}
+            profile = Profile(user, row["preset"] if row else None, overrides, toggles, sites)
+            self._cache[user] = profile
+            return profile
+
+    def users(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self.conn.execute("SELECT user FROM profiles ORDER BY user")]
+
+    def usable(self, profile: Profile, default_preset: str | None = None) -> Profile:
+        """``profile`` without what no longer validates under the current ``config.yaml`` (a
+        preset or setting removed since it was saved); each dropped item is logged."""
+        try:
+            validate(self.cfg, profile, default_preset)
+            return profile
+        except ProfileError as err:
+            bad = err.errors
+        log.warning("profile of %s: ignoring what no longer validates: %s", profile.user, "; ".join(bad.values()))
+        keep = Profile(
+            profile.user,
+            None if "preset" in bad else profile.preset,
+            {k: v for k, v in profile.overrides.items() if k not in bad},
+            {k: v for k, v in profile.toggles.items() if CHAIN_PREFIX + k not in bad},
+            {h: r for h, r in profile.sites.items() if f"sites.{h}" not in bad})
+        try:
+            validate(self.cfg, keep, default_preset)
+            return keep
+        except ProfileError:
+            return Profile(profile.user)
+
+    def effective(self, user: str, host: str, default_preset: str | None = None) -> dict[str, Any]:
+        """What the proxy needs for ``user`` fetching from ``host``:
+        ``{"user", "preset" (None: the default), "overrides" (nested tree), "bypass"}``."""
+        with self._lock:
+            profile = self.get(user)
+            hit = self._usable.get((user, default_preset))
+            if hit is None or hit[0] is not profile:
+                hit = self._usable[(user, default_preset)] = (profile, self.usable(profile, default_preset))
+        p = hit[1]
+        rule = site_rule_for(p.sites, host)
+        if rule is not None and rule.bypass:
+            return {"user": user, "preset": p.preset, "overrides": {}, "bypass": True}
+        preset = (rule.preset if rule else None) or p.preset
+        base = preset or default_preset or self.cfg.default_preset
+        return {"user": user, "preset": preset, "overrides": overrides_tree(self.cfg, base, p), "bypass": False}
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def save(self, profile: Profile, default_preset: str | None = None) -> None:
+        """Validate ``profile`` and replace ``profile.user``'s stored one with it (one transaction)."""
+        validate(self.cfg, profile, default_preset)
+        rows = [(profile.user, k, json.dumps(v)) for k, v in profile.overrides.items()]
+        rows += [(profile.user, CHAIN_PREFIX + k, json.dumps(v)) for k, v in profile.toggles.items()]
+        sites = [(profile.user, h, r.preset, int(r.bypass)) for h, r in profile.sites.items()]
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute("INSERT INTO profiles (user, preset, updated_at) VALUES (?, ?, ?) "
+                                  "ON CONFLICT(user) DO UPDATE SET preset = excluded.preset, "
+                                  "updated_at = excluded.updated_at", (profile.user, profile.preset, time.time()))
+                self.conn.execute("DELETE FROM profile_settings WHERE user = ?", (profile.user,))
+                self.conn.execute("DELETE FROM profile_sites WHERE user = ?", (profile.user,))
+                self.conn.executemany("INSERT INTO profile_settings (user, key, value) VALUES (?, ?, ?)", rows)
+                self.conn.executemany("INSERT INTO profile_sites (user, host, preset, bypass) VALUES (?, ?, ?, ?)",
+                                      sites)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self._cache.clear()
+            self._usable.clear()
+
+    def delete(self, user: str) -> bool:
+        """Forget ``user``'s profile; True if there was one."""
+        with self._lock:
+            cur = self.conn.execute("DELETE FROM profiles WHERE user = ?", (user,))
+            self._cache.clear()
+            self._usable.clear()
+            return cur.rowcount > 0
+
+    # -- the settings page's CSRF tokens -------------------------------------------------------
+
+    def _csrf_key(self) -> bytes:
+        with self._lock:
+            self.conn.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
+                              (CSRF_SECRET, secrets.token_bytes(CSRF_KEY_BYTES)))
+            return bytes(self.conn.execute("SELECT value FROM secrets WHERE name = ?", (CSRF_SECRET,)).fetchone()[0])
+
+    def csrf_token(self, user: str) -> str:
+        """The settings form's token for ``user``: HMAC-SHA256 of the user name under a random key
+        kept in the state database (so it survives restarts and differs per installation)."""
+        return hmac.new(self._csrf_key(), b"csrf\0" + user.encode("utf-8"), hashlib.sha256).hexdigest()
+
+    def check_csrf(self, user: str, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(self.csrf_token(user), token)
+

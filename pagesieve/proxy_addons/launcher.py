@@ -1,0 +1,123 @@
+"""``pagesieve run``: validate the configuration, then start mitmproxy with pagesieve's addons.
+
+    pagesieve run [--config FILE] [--preset NAME] [--listen-host H] [--listen-port P]
+                  [--confdir DIR] [--mitmproxy-set NAME=VALUE ...]
+
+Defaults come from the config's ``proxy:`` section (127.0.0.1:8080, ``~/.mitmproxy``). Every
+check — config file, preset, address free — happens before mitmproxy starts, and an error is one
+line with exit status 2 (through :mod:`pagesieve.cli`). Ctrl-C or SIGTERM stop it cleanly: the
+worker processes are shut down with the proxy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import logging
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from pagesieve.errors import ConfigError
+
+log = logging.getLogger("pagesieve.proxy")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("run", help="start the filtering proxy (mitmproxy with pagesieve's addons)")
+    p.add_argument("--config", metavar="FILE", help="configuration file (default: $PAGESIEVE_CONFIG or config.yaml)")
+    p.add_argument("--preset", metavar="NAME", help="preset for users who chose none (default: the config's `preset`)")
+    p.add_argument("--listen-host", metavar="HOST", help="address to listen on (default: proxy.listen_host, 127.0.0.1)")
+    p.add_argument("--listen-port", metavar="PORT", type=int, help="port to listen on (default: proxy.listen_port, 8080)")
+    p.add_argument("--confdir", metavar="DIR", help="mitmproxy's directory with its CA (default: proxy.confdir)")
+    p.add_argument("--mitmproxy-set", dest="mitm_options", metavar="NAME=VALUE", action="append", default=[],
+                   help="set a mitmproxy option, e.g. ssl_verify_upstream_trusted_ca=/path/ca.pem (repeatable)")
+    p.set_defaults(func=cmd_run)
+
+
+def check_listen(host: str, port: int) -> None:
+    """ConfigError (one line) unless ``host:port`` can be listened on now."""
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"--listen-port {port}: expected a port from 1 to 65535")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as err:
+        raise ConfigError(f"listen host {host!r}: cannot resolve it ({err.strerror})") from err
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as err:
+            hint = " (another proxy running? choose --listen-port)" if err.errno == errno.EADDRINUSE else ""
+            raise ConfigError(f"cannot listen on {host}:{port}: {err.strerror}{hint}") from err
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from pagesieve import config as C
+    from pagesieve.proxy_addons.options import check_settings
+
+    cfg = C.load(args.config)
+    if args.preset and args.preset not in cfg.presets:
+        raise ConfigError(f"--preset {args.preset!r}: unknown preset; available: {', '.join(sorted(cfg.presets))}")
+    s = cfg.globals["proxy"]
+    check_settings(s)
+    host = args.listen_host or s.listen_host
+    port = args.listen_port if args.listen_port is not None else s.listen_port
+    confdir = Path(os.path.expanduser(args.confdir or s.confdir))
+    check_listen(host, port)
+    try:
+        confdir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"confdir {confdir}: cannot create it: {err.strerror}") from err
+    preset = args.preset or cfg.default_preset
+    shown = f"[{host}]" if ":" in host else host
+    workers = s.workers or os.cpu_count() or 1
+    ways = [f"add ?{s.bypass_param} to its URL"] if s.bypass_param else []
+    if s.bypass_header:
+        ways.append(f"send the header {s.bypass_header}: 1")
+    lines = [
+        f"pagesieve: filtering proxy on http://{shown}:{port} (preset {preset}, {workers} worker processes, "
+        f"config {cfg.source})",
+        f"  Browser: use {shown}:{port} as HTTP and HTTPS proxy.",
+        f"  HTTPS: trust mitmproxy's CA: open http://mitm.it through the proxy, or install "
+        f"{confdir / 'mitmproxy-ca-cert.pem'} (created on first start).",
+        f"  Unfiltered: one page: {' or '.join(ways) or '(no bypass parameter or header configured)'}; "
+        f"whole sites: proxy.bypass_hosts.",
+        "  Stop: Ctrl-C.",
+    ]
+    print("\n".join(lines), flush=True)
+    return asyncio.run(_serve(cfg, args.preset or "", host, port, str(confdir), args.mitm_options))
+
+
+async def _serve(cfg, preset: str, host: str, port: int, confdir: str, mitm_options: list[str]) -> int:
+    from mitmproxy import exceptions, options
+    from mitmproxy.tools.dump import DumpMaster
+
+    from pagesieve.proxy_addons import default_addons
+
+    opts = options.Options(listen_host=host, listen_port=port, confdir=confdir)
+    try:
+        opts.set(f"pagesieve_preset={preset}", *mitm_options, defer=True)
+    except exceptions.OptionsError as err:
+        raise ConfigError(f"--mitmproxy-set: {err}") from err
+    master = DumpMaster(opts, with_termlog=False, with_dumper=False)
+    logging.getLogger("mitmproxy.proxy.server").setLevel(logging.WARNING)  # no line per connection
+    try:
+        master.addons.add(*default_addons(cfg))
+    except exceptions.OptionsError as err:
+        raise ConfigError(str(err)) from err
+    if opts.deferred:
+        raise ConfigError(f"--mitmproxy-set: unknown mitmproxy option {sorted(opts.deferred)[0]!r}")
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, master.shutdown)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    await master.run()
+    log.info("proxy stopped")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,136 @@
+"""What runs in the proxy's worker processes: one page through the chain, bounded in time.
+
+The proxy's event loop never runs a filter. It sends a :class:`Job` (a picklable
+:class:`~pagesieve.config.ChainSpec`, the decoded body, the URL, the declared charset, the site)
+to a process of a :class:`concurrent.futures.ProcessPoolExecutor`; :func:`init_worker` warms
+that process up (builds the default preset's chain, so rule lists and models load before the
+first page) and :func:`filter_page` answers with a :class:`Outcome`.
+
+A chain that runs past its time limit is interrupted inside the worker (``SIGALRM``), so a
+pathological page does not keep a worker busy after the proxy has given up on it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("pagesieve.proxy.worker")
+
+#: Extra time the worker grants itself past the proxy's timeout before it interrupts the chain
+#: (the proxy stops waiting first; the worker then frees itself).
+SELF_INTERRUPT_GRACE_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Job:
+    spec: Any  # pagesieve.config.ChainSpec
+    body: bytes
+    url: str | None
+    charset: str | None
+    host: str | None
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A filtered page (``error`` None) or why it was not filtered (``reason`` + ``error``)."""
+
+    body: bytes = b""
+    media_type: str = "text/html"
+    encoding: str = "utf-8"
+    ms: float = 0.0
+    removed_by: tuple[tuple[str, int], ...] = ()
+    failed: tuple[str, ...] = ()
+    reason: str | None = None  # "not-html" | "timeout" | "error"
+    error: str | None = None
+
+
+class _Interrupted(BaseException):
+    """Raised by the alarm in a worker whose chain ran too long (BaseException: filters' own
+    ``except Exception`` boundaries must not swallow it)."""
+
+
+_SITES: Any = None  # pagesieve.site_memory.SiteMemory in this worker, if built and configured
+_ALARM = False  # True in a worker process set up by init_worker (its SIGALRM handler installed)
+
+
+def init_worker(warm_spec: Any = None, state_path: str | None = None) -> None:
+    """Process initializer: ignore Ctrl-C (the proxy shuts the pool down), warm up the chain,
+    open the per-site memory when pagesieve.site_memory exists and a state path is configured."""
+    global _SITES, _ALARM
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    _ALARM = True
+    from pagesieve import config as C
+
+    if warm_spec is not None:
+        C.build_chain(warm_spec)
+    if state_path:
+        try:
+            from pagesieve.site_memory import SiteMemory
+        except ModuleNotFoundError as err:
+            if err.name != "pagesieve.site_memory":
+                raise
+        else:
+            _SITES = _open_sites(SiteMemory, state_path)
+
+
+#: Attempts to open the per-site memory at worker start (workers start together and the
+#: first opening of a SQLite file in WAL mode can find it locked).
+SITE_MEMORY_ATTEMPTS = 3
+
+
+def _open_sites(factory: Any, path: str) -> Any:
+    """The per-site memory, or None (one log line) when it cannot be opened: pages are then
+    filtered without it, as offline."""
+    from pagesieve.errors import PagesieveError
+
+    for attempt in range(SITE_MEMORY_ATTEMPTS):
+        try:
+            return factory(path)
+        except (PagesieveError, sqlite3.Error) as err:
+            if attempt == SITE_MEMORY_ATTEMPTS - 1:
+                log.warning("per-site memory unavailable in worker %d: %s; filtering without it", os.getpid(), err)
+                return None
+            time.sleep(0.2 * (attempt + 1))
+    return None
+
+
+def _on_alarm(signum, frame) -> None:
+    raise _Interrupted()
+
+
+def filter_page(job: Job) -> Outcome:
+    """Run ``job`` through its chain; never raises for a page (the reason is in the outcome)."""
+    from pagesieve import config as C
+    from pagesieve.errors import InputError
+
+    alarm = _ALARM and threading.current_thread() is threading.main_thread()
+    if alarm:
+        signal.setitimer(signal.ITIMER_REAL, job.timeout + SELF_INTERRUPT_GRACE_SECONDS)
+    t0 = time.perf_counter()
+    try:
+        store = _SITES.site(job.host) if _SITES is not None and job.host else None
+        result = C.build_chain(job.spec).process(job.body, url=job.url, declared_encoding=job.charset,
+                                                 store=store)
+    except _Interrupted:
+        return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")
+    except InputError as err:
+        return Outcome(reason="not-html", error=str(err))
+    except Exception as err:  # noqa: BLE001 - fail open: the proxy serves the original page
+        log.exception("filtering %s failed", job.url)
+        return Outcome(reason="error", error=f"{type(err).__name__}: {err}")
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    removed = tuple((f["filter"], f["removed"]) for f in result.filters if f["removed"] and f["status"] == "ok")
+    failed = tuple(f"{f['filter']}:{f['status']}" for f in result.filters if f["status"] != "ok")
+    return Outcome(body=result.body, media_type=result.media_type, encoding=result.encoding, ms=result.ms,
+                   removed_by=removed, failed=failed)

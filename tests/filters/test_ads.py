@@ -1,0 +1,398 @@
+import http.server
+import logging
+import threading
+from pathlib import Path
+
+import adblock
+import pytest
+
+from pagesieve import blocklists
+from pagesieve import settings as S
+from pagesieve.chain import Chain
+from pagesieve.config import SafetySettings
+from pagesieve.document import parse
+from pagesieve.errors import ConfigError
+from pagesieve.filters.ads import AdsFilter, compile_selector
+from pagesieve.filters.base import Filter
+from pagesieve.output import OutputSettings
+from tests.conftest import run_filter
+
+RULES = """[Adblock Plus 2.0]
+! a small EasyList-format list
+||ads.example.com^
+@@||ads.example.com/house/*
+||cdn.example.net/adframe.js$script
+||track.example.net^$third-party
+/adserve/*
+##.ad-banner
+###sponsor
+##[data-ad-slot]
+##div.rail > .promo
+news.example.org##.site-ad
+news.example.org#@#.ad-banner
+##.ad::before
+##.teaser:is(.a,.b)
+##.bigad
+"""
+URL = "https://news.example.org/2024/story.html"
+
+
+@pytest.fixture
+def rules(tmp_path) -> Path:
+    path = tmp_path / "rules.txt"
+    path.write_text(RULES, encoding="utf-8")
+    return path
+
+
+def ads(html, rules, url=URL, **settings):
+    settings.setdefault("cache_dir", None)
+    return run_filter("ads", html, url=url, lists=[str(rules)], **settings)
+
+
+def ids(page):
+    return {el.get("id") for el in page.root.iter() if el.get("id")}
+
+
+def page_of(body, head=""):
+    return f"<html><head>{head}</head><body><p id=text>Some article text.</p>{body}</body></html>"
+
+
+# -- network rules ---------------------------------------------------------------------
+@pytest.mark.parametrize("markup, removed", [
+    ('<img id=x src="https://ads.example.com/banner.png">', True),
+    ('<img id=x src="https://ads.example.com/house/promo.png">', False),  # @@ exception
+    ('<img id=x src="https://cdn.example.org/photo.jpg">', False),
+    ('<script id=x src="https://cdn.example.net/adframe.js"></script>', True),
+    ('<img id=x src="https://cdn.example.net/adframe.js">', False),  # $script only
+    ('<iframe id=x src="https://ads.example.com/frame.html"></iframe>', True),
+    ('<embed id=x src="https://ads.example.com/f.swf">', True),
+    ('<object id=x data="https://ads.example.com/f.swf"></object>', True),
+    ('<picture id=x><source srcset="https://ads.example.com/b.webp"><img src="/ok.png"></picture>', True),
+    ('<img id=x srcset="/ok.png 1x, https://ads.example.com/b2.png 2x">', True),
+    ('<video id=x poster="https://ads.example.com/p.jpg"></video>', True),
+    ('<a id=x href="https://ads.example.com/click?id=1">Buy now</a>', True),
+    ('<img id=x src="data:image/png;base64,AAAA">', False),
+    ('<img id=x src="http://[::1">', False),  # malformed: passes through
+])
+def test_network_rules_by_tag(rules, markup, removed):
+    page, state, stats = ads(page_of(markup), rules)
+    assert ("x" not in ids(page)) is removed
+    assert stats[0]["status"] == "ok" and "text" in ids(page)
+
+
+def test_link_stylesheet_in_head(rules):
+    page, _, _ = ads(page_of("", head='<link id=x rel=stylesheet href="https://ads.example.com/s.css">'
+                                      '<link id=y rel=stylesheet href="/site.css">'), rules)
+    assert "x" not in ids(page) and "y" in ids(page)
+
+
+def test_removal_explains_the_matched_rule(rules):
+    _, state, _ = ads(page_of('<img id=x src="https://ads.example.com/banner.png">'), rules)
+    entry = next(e for e in state.record if e["action"] == "remove")
+    assert entry["filter"] == "ads" and entry["node"] == "img#x"
+    assert entry["threshold"] == {"rule": "||ads.example.com^"}
+    assert entry["measured"] == {"url": "https://ads.example.com/banner.png", "request_type": "image"}
+
+
+def test_links_switch(rules):
+    html = page_of('<a id=x href="https://ads.example.com/click">Buy now</a>')
+    assert "x" in ids(ads(html, rules, links=False)[0])
+    assert "x" not in ids(ads(html, rules, links=True)[0])
+
+
+@pytest.mark.parametrize("page_url, removed", [
+    ("https://news.example.org/", True),     # third-party request
+    ("https://track.example.net/page", False),  # first-party: $third-party does not apply
+])
+def test_third_party_option(rules, page_url, removed):
+    page, _, _ = ads(page_of('<img id=x src="https://track.example.net/pixel.gif">'), rules, url=page_url)
+    assert ("x" not in ids(page)) is removed
+
+
+def test_relative_urls_resolved_against_page_and_base(rules):
+    html = page_of('<iframe id=x src="/adserve/slot.html"></iframe>')
+    assert "x" not in ids(ads(html, rules)[0])
+    based = page_of('<iframe id=x src="slot.html"></iframe>', head='<base href="https://other.example/adserve/">')
+    assert "x" not in ids(ads(based, rules)[0])
+
+
+def test_without_page_url_only_absolute_urls_are_checked(rules):
+    html = page_of('<iframe id=rel src="/adserve/slot.html"></iframe>'
+                   '<img id=abs src="https://ads.example.com/b.png"><img id=proto src="//ads.example.com/c.png">')
+    page, _, _ = ads(html, rules, url=None)
+    assert "rel" in ids(page) and "abs" not in ids(page) and "proto" not in ids(page)
+
+
+def test_link_around_ad_image_goes_with_it(rules):
+    html = page_of('<a id=wrap href="/go?to=1"><span><img id=ad src="https://ads.example.com/b.png"></span></a>'
+                   '<a id=texty href="/go?to=2"><img id=ad2 src="https://ads.example.com/c.png"> Read more</a>'
+                   '<a id=two href="/go?to=3"><img id=ad3 src="https://ads.example.com/d.png"><img src="/own.png"></a>')
+    page, state, _ = ads(html, rules)
+    left = ids(page)
+    assert "wrap" not in left and "ad" not in left
+    assert "texty" in left and "ad2" not in left  # the link keeps its text
+    assert "two" in left and "ad3" not in left    # the link keeps its own image
+    wrap = next(e for e in state.record if e.get("node") == "a#wrap")
+    assert wrap["reason"] == "link around an element that points at an ad server"
+
+
+# -- element hiding ----------------------------------------------------------------------
+@pytest.mark.parametrize("markup, url, removed", [
+    ('<div id=x class="box ad-banner">Ad</div>', "https://other.example/", True),        # generic class
+    ('<div id=x class="box ad-banner">Ad</div>', URL, False),                            # #@# on this site
+    ('<div id=sponsor>Sponsored</div>', URL, True),                                      # generic id
+    ('<div id=x data-ad-slot=1>Ad</div>', URL, True),                                    # generic attribute
+    ('<div class=rail><p id=x class=promo>Ad</p></div>', URL, True),                     # generic combinator
+    ('<div class=main><p id=x class=promo>Story</p></div>', URL, False),
+    ('<div id=x class=site-ad>Ad</div>', URL, True),                                     # site-specific
+    ('<div id=x class=site-ad>Ad</div>', "https://other.example/", False),
+    ('<div id=x class=site-ad>Ad</div>', None, False),  # no URL: no site rules
+    ('<div id=x class=ad-banner>Ad</div>', None, True),  # no URL: generic rules still apply
+])
+def test_hiding_rules(rules, markup, url, removed):
+    page, state, _ = ads(page_of(markup), rules, url=url)
+    target = "sponsor" if "sponsor" in markup else "x"
+    assert (target not in ids(page)) is removed
+
+
+@pytest.mark.parametrize("switch, markup, target", [
+    ("network", '<img id=x src="https://ads.example.com/b.png">', "x"),
+    ("cosmetic", '<div id=x class=ad-banner>Ad</div>', "x"),
+])
+def test_each_kind_can_be_switched_off(rules, switch, markup, target):
+    html = page_of(markup)
+    assert target not in ids(ads(html, rules, url="https://other.example/", **{switch: True})[0])
+    assert target in ids(ads(html, rules, url="https://other.example/", **{switch: False})[0])
+
+
+def test_selectors_lxml_cannot_run_are_skipped_and_counted(rules):
+    # cssselect would translate ".teaser:is(.a,.b)" into a selector matching every <b>.
+    html = page_of('<p id=t class="teaser a">x</p><b id=bold>bold</b><p id=x class=ad>y</p><div id=y class=bigad>z</div>')
+    page, state, _ = ads(html, rules)
+    assert {"t", "bold", "x"} <= ids(page) and "y" not in ids(page)
+    summary = next(e for e in state.record if e["action"] == "summary")
+    assert summary["measured"]["hiding_rules_not_runnable"] == 2
+    assert compile_selector(".teaser:is(.a,.b)") is None and compile_selector(".ad::before") is None
+    assert compile_selector("div:has(> .x)") is None and compile_selector("div:has-text(Ad)") is None
+    assert compile_selector("div:has(.x)") is not None and compile_selector("AD-SLOT") is not None
+
+
+def test_never_removes_html_head_body(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("##body\n##html\n##head\n##.page\n||ads.example.com^\n", encoding="utf-8")
+    html = ('<html class=page><head></head><body class=page background="https://ads.example.com/bg.png">'
+            '<p id=text>Text</p></body></html>')
+    page, _, stats = ads(html, path)
+    assert page.root.find("body") is not None and page.root.find("head") is not None
+    assert "text" in ids(page) and stats[0]["removed"] == 0
+
+
+class MarkArticle(Filter):
+    name = "mark"
+    destructive = False
+
+    def apply(self, page, ctx):
+        ctx.set_article(page.root.get_element_by_id("story"))
+
+
+def run_with_article(html, rules_path, **settings):
+    flt = AdsFilter(S.build(AdsFilter.Settings, {"lists": [str(rules_path)], "cache_dir": None, **settings}, "ads"))
+    page = parse(html.encode(), url=URL)
+    state, stats = Chain([MarkArticle(None), flt], OutputSettings(), SafetySettings()).run(page)
+    return page, state
+
+
+def test_never_removes_what_contains_the_article(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("##.article\n##.ad\n", encoding="utf-8")
+    html = ('<html><body><div id=outer class=article><div id=story class=article>'
+            '<p>Story text.</p><div id=inner class=ad>Ad</div></div></div><div id=side class=ad>Ad</div></body></html>')
+    page, state = run_with_article(html, path)
+    left = ids(page)
+    assert {"outer", "story"} <= left and not {"inner", "side"} & left
+    kept = [e for e in state.record if e["action"] == "keep"]
+    assert {e["node"] for e in kept} == {"div#outer.article", "div#story.article"}
+
+
+LONG = "A sentence of the story that carries its meaning. " * 12  # 600 characters
+
+
+@pytest.mark.parametrize("share, removed", [(0.5, False), (0.6, False), (0.7, True)])
+def test_rule_that_would_remove_most_of_the_page_is_not_applied(tmp_path, share, removed):
+    path = tmp_path / "r.txt"
+    path.write_text("##.content\n", encoding="utf-8")
+    html = f"<html><body><div id=c class=content><p>{LONG}</p></div><p>{'Footer links. ' * 24}</p></body></html>"
+    page, state, _ = ads(html, path, max_cosmetic_share=share)
+    assert ("c" not in ids(page)) is removed
+    if not removed:
+        note = next(e for e in state.record if e["action"] == "keep")
+        assert note["threshold"] == {"max_cosmetic_share": share} and note["measured"]["text_share"] == 0.631
+
+
+def test_share_guard_ignores_small_matches(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("##.content\n", encoding="utf-8")
+    ad = "Advertisement: buy our product today. " * 4  # 132 characters, 75 % of the page's text
+    page, _, stats = ads(f"<html><body><div id=c class=content>{ad}</div><p>{'Short story. ' * 4}</p></body></html>", path)
+    assert "c" not in ids(page) and stats[0]["status"] == "ok"
+
+
+# -- lists, missing lists, cache ------------------------------------------------------------
+def test_missing_list_logs_one_clear_line_and_removes_nothing(tmp_path, caplog):
+    missing = str(tmp_path / "nowhere" / "easylist.txt")
+    html = page_of('<img id=x src="https://ads.example.com/b.png"><div id=y class=ad-banner>Ad</div>')
+    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+        page, state, stats = run_filter("ads", html, url=URL, lists=[missing], cache_dir=None)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1
+    assert missing in lines[0] and "not found" in lines[0]
+    assert "https://easylist.to/easylist/easylist.txt" in lines[0]
+    assert {"x", "y"} <= ids(page) and stats[0]["status"] == "ok"
+    assert state.record[-1]["action"] == "skip" and state.record[-1]["measured"] == {"missing": [missing]}
+
+
+def test_missing_debian_list_names_the_package():
+    assert "apt install webext-ublock-origin-firefox" in blocklists.how_to_get(blocklists.DEBIAN_LISTS[0])
+
+
+def test_one_missing_list_of_two(tmp_path, rules, caplog):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+        page, _, _ = run_filter("ads", page_of('<img id=x src="https://ads.example.com/b.png">'), url=URL,
+                                lists=[str(tmp_path / "gone.txt"), str(rules)], cache_dir=None)
+    assert "x" not in ids(page) and len(caplog.records) == 1
+
+
+def test_second_build_loads_the_engine_from_the_cache(tmp_path, rules, monkeypatch):
+    cache = tmp_path / "cache"
+    first = blocklists.load_engine((str(rules),), str(cache), 24)
+    assert not first.from_cache and first.cache_file is not None and first.cache_file.exists()
+    assert list(cache.glob("engine-*.dat")) == [first.cache_file]
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("the lists were parsed although the engine cache is valid")
+
+    monkeypatch.setattr(adblock.FilterSet, "add_filter_list", no_parsing)
+    second = blocklists.load_engine((str(rules),), str(cache), 24)
+    assert second.from_cache and second.cache_file == first.cache_file
+    result = second.engine.check_network_urls("https://ads.example.com/x.png", URL, "image")
+    assert result.matched and result.filter == "||ads.example.com^"
+    monkeypatch.undo()
+    rules.write_text(RULES + "||more.example.com^\n", encoding="utf-8")  # a changed list: new key
+    third = blocklists.load_engine((str(rules),), str(cache), 24)
+    assert not third.from_cache and third.cache_file != first.cache_file
+    assert third.engine.check_network_urls("https://more.example.com/x.png", URL, "image").matched
+
+
+def test_corrupt_engine_cache_is_rebuilt(tmp_path, rules, caplog):
+    cache = tmp_path / "cache"
+    first = blocklists.load_engine((str(rules),), str(cache), 24)
+    first.cache_file.write_bytes(b"not an engine")
+    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+        again = blocklists.load_engine((str(rules),), str(cache), 24)
+    assert not again.from_cache and again.engine.check_network_urls("https://ads.example.com/x", URL, "image").matched
+    assert "unreadable" in caplog.records[0].getMessage()
+
+
+class ListServer:
+    """A loopback HTTP server that serves RULES and counts requests."""
+
+    def __init__(self):
+        outer = self
+        self.hits = 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.hits += 1
+                body = RULES.encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/easylist.txt"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def list_server():
+    server = ListServer()
+    yield server
+    server.stop()
+
+
+def test_url_list_fetched_once_per_refresh_period(tmp_path, list_server, caplog):
+    cache = str(tmp_path / "cache")
+    first = blocklists.load_engine((list_server.url,), cache, 24)
+    assert list_server.hits == 1 and first.engine.check_network_urls("https://ads.example.com/x", URL, "image").matched
+    second = blocklists.load_engine((list_server.url,), cache, 24)
+    assert list_server.hits == 1 and second.from_cache  # the downloaded copy is fresh
+    blocklists.load_engine((list_server.url,), cache, 0)
+    assert list_server.hits == 2  # refresh_hours 0: fetched at every start
+    url = list_server.url
+    list_server.stop()
+    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+        stale = blocklists.load_engine((url,), cache, 0)
+    assert stale.engine is not None and "using the cached copy" in caplog.records[0].getMessage()
+    list_server.server = type("Stopped", (), {"shutdown": lambda s: None, "server_close": lambda s: None})()
+
+
+def test_unreachable_url_list_without_cache(caplog):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+        out = blocklists.load_engine(("http://127.0.0.1:9/easylist.txt",), None, 24)
+    assert out.engine is None and "download failed" in caplog.records[0].getMessage()
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("refresh_hours", -1, "filters.ads.refresh_hours = -1.0: expected a number from 0 to 8760"),
+    ("lists", "easylist.txt", "filters.ads.lists = 'easylist.txt': expected a list of strings"),
+    ("max_cosmetic_share", 2, "filters.ads.max_cosmetic_share = 2.0: expected a number from 0 to 1"),
+])
+def test_bad_settings_are_refused(key, value, message):
+    with pytest.raises(ConfigError) as err:
+        S.build(AdsFilter.Settings, {key: value}, "filters.ads")
+    assert str(err.value) == message
+
+
+# -- the real Debian EasyList -------------------------------------------------------------
+REAL_PAGE = """<html><head>
+<script async src="https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js?client=ca-pub-1"></script>
+<script id=gpt src="https://securepubads.g.doubleclick.net/tag/js/gpt.js"></script>
+<link rel=stylesheet href="/css/site.css"></head><body>
+<article id=story><h1>City council approves the new bridge</h1>
+<p>The council voted on Tuesday to fund the bridge over the river, ending a decade of debate.</p>
+<img id=photo src="/images/bridge.jpg" alt="The bridge">
+<ins id=slot class="adsbygoogle" style="display:block" data-ad-client="ca-pub-1" data-ad-slot="123"></ins>
+<p>Construction starts next spring and should take two years.</p></article>
+<a id=dclk href="https://ad.doubleclick.net/ddm/clk/1;2"><img src="https://ad.doubleclick.net/ddm/ad/1;2"></a>
+<iframe id=frame src="https://tpc.googlesyndication.com/safeframe/1-0-40/html/container.html"></iframe>
+<div id=div-gpt-ad-123>ad slot</div>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def debian_lists():
+    missing = [p for p in blocklists.DEBIAN_LISTS if not Path(p).exists()]
+    if missing:
+        pytest.skip(f"Debian EasyList not installed ({missing[0]}); apt install {blocklists.DEBIAN_PACKAGE}")
+    return list(blocklists.DEBIAN_LISTS)
+
+
+def test_real_easylist_removes_google_ads_and_keeps_the_story(debian_lists):
+    page, state, stats = run_filter("ads", REAL_PAGE, url="https://www.example-news.com/2024/bridge",
+                                    lists=debian_lists, cache_dir=None)
+    left = ids(page)
+    assert not {"gpt", "slot", "dclk", "frame", "div-gpt-ad-123"} & left
+    assert {"story", "photo"} <= left
+    assert page.root.find(".//script") is None  # adsbygoogle.js too
+    assert "The council voted on Tuesday" in page.root.text_content()
+    rules = {e["threshold"].get("rule") for e in state.record if e["action"] == "remove"}
+    assert "||pagead2.googlesyndication.com^" in rules

@@ -1,0 +1,221 @@
+import pytest
+
+from pagesieve import dom
+from tests.conftest import run_filter
+
+SENTENCE = "The council met on Tuesday, heard the residents, and voted to repair the old bridge before winter. "
+
+
+def para(n: int = 3, ident: str = "") -> str:
+    return f"<p{' id=' + ident if ident else ''}>{SENTENCE * n}</p>"
+
+
+ARTICLE_PAGE = f"""<html><head><title>Bridge repairs approved</title></head><body>
+<div id=top class=header><ul class=menu><li><a href=/>Home</a></li><li><a href=/news>News</a></li>
+<li><a href=/sport>Sport</a></li><li><a href=/weather>Weather</a></li></ul></div>
+<div id=page>
+ <div id=main class=article-main>
+  <h1 id=headline>Bridge repairs approved</h1>
+  <p class=byline id=byline>By Jane Doe, staff writer</p>
+  <div class=share-bar id=share><a href=/s/fb>Share on Facebook</a> <a href=/s/tw>Share on Twitter</a></div>
+  {para(3, "p1")}
+  <figure id=fig><img id=img src=bridge.jpg alt=bridge>
+   <figcaption id=cap>The old bridge, photo by A. Lens</figcaption></figure>
+  {para(4, "p2")}
+  <h2 id=sub>What happens next</h2>
+  {para(2, "p3")}
+  <ul class=related-articles id=related><li><a href=/a>Council budget passes</a></li>
+   <li><a href=/b>Road works on Main Street</a></li><li><a href=/c>New library opens</a></li></ul>
+  <div id=comments class=comments><h3>3 comments</h3>
+   <p>I think this is a wonderful idea, finally someone listens to us, thank you all for it.</p>
+   <p>Too late, and too expensive, the bridge should have been repaired ten years ago, really.</p></div>
+ </div>
+ <div class=sidebar id=side><h3>Most read</h3><ul><li><a href=/x>Story x that everyone reads today</a></li>
+  <li><a href=/y>Story y that everyone reads today</a></li></ul></div>
+</div>
+<div id=foot class=footer><p>Copyright 2019 The Town Paper, all rights reserved, every one of them.</p></div>
+</body></html>"""
+
+
+def ids(page):
+    return {el.get("id") for el in page.root.iter() if isinstance(el.tag, str) and el.get("id")}
+
+
+def reasons(state):
+    return {e.get("node"): e.get("reason") for e in state.record if e["action"] == "remove"}
+
+
+def test_golden_article_kept_and_boilerplate_inside_removed():
+    page, state, stats = run_filter("main_content", ARTICLE_PAGE)
+    left = ids(page)
+    assert {"p1", "p2", "p3", "sub", "fig", "img"} <= left  # the text paragraphs, a real sub-heading, the image
+    assert not {"top", "side", "foot"} & left  # outside the chosen block
+    assert not {"byline", "share", "related", "comments", "cap", "headline"} & left  # boilerplate inside it
+    assert state.article is not None and state.article.get("id") == "main"
+    assert stats[0]["status"] == "ok"
+    why = reasons(state)
+    assert why["p#byline.byline"] == "named like boilerplate (byline)"
+    assert why["div#share.share-bar"] == "named like boilerplate (share)"
+    assert why["ul#related.related-articles"] == "named like boilerplate (related)"
+    assert why["h1#headline"] == "heading repeats the page title"
+    assert why["figcaption#cap"] == "image caption or gallery"
+    select = next(e for e in state.record if e["action"] == "select")
+    assert select["node"] == "div#main.article-main" and select["measured"]["chars"] > 500
+    assert "min_article_chars" in select["threshold"]
+
+
+def test_every_removal_inside_is_explained_with_measures():
+    _, state, _ = run_filter("main_content", ARTICLE_PAGE)
+    inside = [e for e in state.record if e["action"] == "remove" and e["reason"] != "outside the main content block"]
+    assert inside and all("chars" in e["measured"] and e["threshold"] for e in inside)
+
+
+def test_clean_off_keeps_everything_inside_the_chosen_block():
+    page, _, _ = run_filter("main_content", ARTICLE_PAGE, clean=False)
+    assert {"byline", "share", "related", "cap", "headline", "p1"} <= ids(page)
+    assert "side" not in ids(page)
+
+
+def test_captions_kept_when_off():
+    page, _, _ = run_filter("main_content", ARTICLE_PAGE, captions=False)
+    assert "cap" in ids(page) and "byline" not in ids(page)
+
+
+def link_block(link_share: float) -> str:
+    """A <div> of 100 characters of which ``link_share`` are inside a link, no commas."""
+    linked = round(100 * link_share)
+    return f"<div id=lb><a href=/l>{'l' * linked}</a> {'w' * (100 - linked)}</div>"
+
+
+@pytest.mark.parametrize("link_share, removed", [(0.15, False), (0.25, True)])
+def test_link_density_bound_both_sides(link_share, removed):
+    html = (f"<html><body><div id=art>{para(4, 'a')}{link_block(link_share)}{para(4, 'b')}{para(4, 'c')}"
+            f"</div><div id=nav><a href=/1>one</a></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert ("lb" not in ids(page)) is removed
+    if removed:
+        entry = next(e for e in state.record if e.get("node") == "div#lb")
+        assert entry["measured"]["link_density"] > entry["threshold"]["link_density"] == 0.2
+
+
+def test_link_block_with_many_commas_is_prose():
+    block = "<div id=lb>" + "".join(f"<a href=/{i}>w{i}</a>, " for i in range(12)) + "</div>"
+    page, _, _ = run_filter("main_content", f"<html><body><div>{para(4)}{block}{para(4)}</div></body></html>")
+    assert "lb" in ids(page)
+
+
+@pytest.mark.parametrize("share, removed", [(0.29, True), (0.31, False)])
+def test_boilerplate_inside_the_core_is_bounded_by_share(share, removed):
+    # one text block (the core); an author box inside it holding ``share`` of its characters
+    body_chars = 2000
+    box_chars = round(body_chars * share)
+    html = (f"<html><body><div id=core><p>{'x' * (body_chars - box_chars)}, y.</p>"
+            f"<div class=author-box id=box><p>{'a' * box_chars}</p></div></div></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    assert ("box" not in ids(page)) is removed
+
+
+def test_large_comment_block_beside_the_article_goes():
+    comments = "".join(f"<p>Comment number {i}, with an opinion that is long enough to count here.</p>"
+                       for i in range(30))
+    html = (f"<html><body><article id=post><div class=entry-content id=entry>{para(4, 'a')}{para(4, 'b')}"
+            f"</div><footer><div class=comment-list id=comments>{comments}</div></footer></article></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    assert {"a", "b", "entry"} <= ids(page) and "comments" not in ids(page)
+
+
+@pytest.mark.parametrize("n, scored", [(24, False), (25, True)])
+def test_min_paragraph_chars_both_sides(n, scored):
+    html = f"<html><body><div id=a><p>{'z' * n}</p></div><div id=b><a href=/>menu</a></div></body></html>"
+    page, state, _ = run_filter("main_content", html, min_article_chars=0)
+    assert ("b" not in ids(page)) is scored
+    assert any(e["action"] == ("select" if scored else "skip") for e in state.record)
+
+
+def test_retry_without_leaving_out_unlikely_blocks():
+    # the article sits in a block named "supplemental": the first pass finds under 500 characters
+    html = (f"<html><body><div class=supplemental id=s>{para(3, 'a')}{para(3, 'b')}</div>"
+            f"<div id=n><p>A short teaser line of text for you.</p></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert {"a", "b"} <= ids(page) and "n" not in ids(page)
+    assert "pass 2" in next(e for e in state.record if e["action"] == "select")["reason"]
+
+
+def test_sibling_paragraph_joins_by_length_and_link_density():
+    html = (f"<html><body><div id=wrap><div id=body>{para(4)}{para(4)}</div>"
+            f"<p id=long>{SENTENCE}</p><p id=links><a href=/x>{SENTENCE}</a></p></div></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    assert "long" in ids(page) and "links" not in ids(page)
+
+
+@pytest.mark.parametrize("cousins, kept", [(True, {"c1", "c2"}), (False, {"c2"})])
+def test_article_split_in_chunks(cousins, kept):
+    html = (f"<html><body><div id=g1><div><div><div class=body-chunk id=c1>{para(3)}{para(2)}</div>"
+            f"<div class=ad>Advert</div></div></div></div>"
+            f"<div id=g2><div class=body-chunk id=c2>{para(4)}{para(4)}</div>"
+            f"</div><div id=side><a href=/1>Other story</a></div></body></html>")
+    page, _, _ = run_filter("main_content", html, cousins=cousins)
+    assert ids(page) & {"c1", "c2"} == kept and "side" not in ids(page)
+
+
+@pytest.mark.parametrize("heading, removed", [("Bridge repairs approved", True), ("Bridge costs", False)])
+def test_heading_repeating_the_title(heading, removed):
+    html = (f"<html><head><title>Bridge repairs approved - Town Paper</title></head><body><div>"
+            f"<h2 id=h>{heading}</h2>{para(4)}{para(4)}</div></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    assert ("h" not in ids(page)) is removed
+
+
+@pytest.mark.parametrize("html", [
+    "<html><body></body></html>",
+    "<html><body><p>short</p><a href=/>x</a></body></html>",
+    "<html><body><ul><li><a href=/1>one link text here that is long</a></li></ul></body></html>",
+])
+def test_pages_without_paragraphs_pass_unchanged(html):
+    page, state, stats = run_filter("main_content", html)
+    before, _, _ = run_filter("ignore", html, scripts=False, meta=False, iframes=False, embeds=False,
+                              non_link_images=False, image_links=False, style_attributes=False)
+    assert dom.text_of(page.root) == dom.text_of(before.root)
+    assert stats[0]["status"] == "ok" and state.record[-1]["action"] == "skip"
+
+
+def test_hidden_elements_do_not_count_and_go():
+    html = (f"<html><body><div id=art>{para(4)}<div hidden id=h><p>{SENTENCE * 3}</p></div>{para(4)}</div>"
+            f"</body></html>")
+    page, _, _ = run_filter("main_content", html)
+    assert "h" not in ids(page)
+
+
+def test_reader_main_preset_runs_end_to_end(cfg):
+    from pagesieve import config as C
+
+    chain = C.build_chain(cfg.resolve("reader-main", C.overrides_to_tree([("output.format", "text")])))
+    res = chain.process(ARTICLE_PAGE.encode(), url="https://example.org/bridge")
+    text = res.body.decode(res.encoding)
+    assert not res.failed and res.media_type == "text/plain"
+    assert "voted to repair the old bridge" in text
+    for clutter in ("Share on Facebook", "By Jane Doe", "Council budget passes", "Most read", "Copyright"):
+        assert clutter not in text
+
+
+def test_large_boilerplate_outside_the_core_goes_small_rule_inside():
+    # a joining sibling block named like a newsletter box holds most of the kept text: it lies
+    # outside the core (the best-scored block), so the share bound does not protect it
+    promo = "".join(f"<p>Subscribe today, get our letter, read it with coffee, every week, number {i}.</p>"
+                    for i in range(12))
+    html = (f"<html><body><div id=post><div class=story id=entry>{para(4, 'a')}{para(4, 'b')}{para(4, 'c')}</div>"
+            f"<div class=newsletter-box id=nl>{promo}</div></div><div id=side><a href=/>x</a></div></body></html>")
+    page, state, _ = run_filter("main_content", html, sibling_ratio=0.0)
+    assert {"a", "b", "c", "entry"} <= ids(page) and "nl" not in ids(page)
+    entry = next(e for e in state.record if e.get("node") == "div#nl.newsletter-box")
+    assert entry["measured"]["share"] > 0.3 and entry["threshold"] == {"outside_core": True}
+
+
+@pytest.mark.parametrize("snippet, removed", [
+    ("<span class=timestamp id=t>Updated 5:27 am, November 20, 2019</span>", True),  # its own line
+    ("<p>Written <span class=author id=t>by the desk</span> today.</p>", False),  # inside a sentence
+])
+def test_named_inline_boilerplate_only_between_blocks(snippet, removed):
+    html = f"<html><body><div id=art><p class=byline>By Jane Doe</p>{snippet}{para(4)}{para(4)}</div></body></html>"
+    page, _, _ = run_filter("main_content", html)
+    assert ("t" not in ids(page)) is removed
