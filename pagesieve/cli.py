@@ -150,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     _EXTRA_COMMANDS = _extra_commands()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+    # Commands whose output goes to stdout/stderr for a reader log only problems unless -v: the
+    # `--explain` JSON on stderr stays parseable. The proxy logs its progress (one line a page).
+    quiet = args.command in ("filter", "eval", "config")
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args) or 0

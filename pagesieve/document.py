@@ -16,6 +16,7 @@ import lxml.html
 from lxml import etree
 from lxml.html import HtmlElement
 
+from pagesieve import dom
 from pagesieve.errors import InputError
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
@@ -45,7 +46,7 @@ class Page:
     def head(self) -> HtmlElement:
         head = self.root.find("head")
         if head is None:
-            head = etree.Element("head")
+            head = dom.element("head")
             self.root.insert(0, head)
         return head
 
@@ -153,7 +154,7 @@ def declare_encoding(page: Page) -> None:
     head = page.head
     for meta in head.xpath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']"):
         meta.getparent().remove(meta)
-    meta = etree.Element("meta", charset=web_label(page.encoding))
+    meta = dom.element("meta", {"charset": web_label(page.encoding)})
     meta.tail = "\n"
     head.insert(0, meta)
 

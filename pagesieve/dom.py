@@ -9,6 +9,7 @@ import re
 from urllib.parse import urlsplit
 
 from lxml import etree
+from lxml import html as lxml_html
 from lxml.html import HtmlElement
 
 BLOCK_TAGS = frozenset(
@@ -23,6 +24,14 @@ _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]")
 
 # URL schemes that are safe to emit again in a link we write ourselves.
 SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})
+
+
+def element(tag: str, attrib: dict[str, str] | None = None, text: str | None = None) -> HtmlElement:
+    """A new HTML element (an :class:`HtmlElement`, like the parsed ones, with ``text_content`` etc.)."""
+    el = lxml_html.Element(tag, attrib or {})
+    if text is not None:
+        el.text = text
+    return el
 
 
 def is_element(node) -> bool:

@@ -44,15 +44,19 @@ def cfg():
 
 def run_filter(name: str, html: str | bytes, url: str | None = None, **settings):
     """Run one filter (alone) on ``html`` with ``settings`` over its defaults; (page, state, stats)."""
+    return run_filters([(name, settings)], html, url=url)
+
+
+def run_filters(filters: list[tuple[str, dict]], html: str | bytes, url: str | None = None):
+    """Run the chain ``[(name, settings over its defaults), ...]`` on ``html``; (page, state, stats)."""
     from pagesieve.chain import Chain
     from pagesieve.config import SafetySettings
     from pagesieve.filters import FILTERS
     from pagesieve.output import OutputSettings
     from pagesieve import settings as S
 
-    cls = FILTERS[name]
-    flt = cls(S.build(cls.Settings, settings, f"filters.{name}"))
+    built = [FILTERS[name](S.build(FILTERS[name].Settings, settings, f"filters.{name}")) for name, settings in filters]
     page = parse(html.encode() if isinstance(html, str) else html, url=url)
-    chain = Chain([flt], OutputSettings(), SafetySettings())
+    chain = Chain(built, OutputSettings(), SafetySettings())
     state, stats = chain.run(page)
     return page, state, stats

@@ -277,9 +277,9 @@ class AccessibilityFilter(Filter):
         if title is None:
             head = root.find("head")
             if head is None:
-                head = etree.Element("head")
+                head = dom.element("head")
                 ctx.insert(root, 0, head)
-            title = etree.Element("title")
+            title = dom.element("title")
             ctx.insert(head, len(head), title)
         for child in list(title):  # a <title> holds text only
             ctx.remove(child, "markup inside <title>", explain=False)
@@ -438,7 +438,7 @@ class AccessibilityFilter(Filter):
                 del keep.attrib["role"]
                 ctx.note("main", keep, "the role=main block became <main>")
             return keep
-        main = etree.Element("main")
+        main = dom.element("main")
         if article is not None:
             article.addprevious(main)
             main.tail, article.tail = article.tail, None
@@ -490,7 +490,7 @@ class AccessibilityFilter(Filter):
                 ctx.note("heading", chosen, f"no <h1>: the first <h{top}> of the main content became <h1>")
                 chosen.tag = "h1"
             elif self.settings.title_heading and page.title:
-                chosen = etree.Element("h1")
+                chosen = dom.element("h1")
                 chosen.text = page.title
                 chosen.tail = scope.text
                 scope.text = None
@@ -529,7 +529,7 @@ class AccessibilityFilter(Filter):
             ctx.note("tabindex", el, "positive tabindex reset to 0 (WCAG 2.4.3): the skip link comes first",
                      measured={"tabindex": el.get("tabindex")})
             el.set("tabindex", "0")
-        link = etree.Element("a", href="#" + target)
+        link = dom.element("a", {"href": "#" + target})
         link.set("class", SKIP_CLASS)
         link.text = s.skip_link_text
         link.tail, body.text = body.text, None
@@ -538,7 +538,7 @@ class AccessibilityFilter(Filter):
         if s.skip_link_on_focus:
             head = page.root.find("head")
             if head is not None:
-                style = etree.Element("style")
+                style = dom.element("style")
                 style.text = SKIP_STYLE
                 ctx.insert(head, len(head), style)
 

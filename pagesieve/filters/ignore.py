@@ -45,6 +45,11 @@ class IgnoreSettings:
     text_links: bool = setting(False, "Remove text links (the removed-links list can re-add them at the end).",
                                group="ignore")
     forms: bool = setting(False, "Remove <form> elements with everything in them.", group="ignore")
+    form_wrapper_chars: int = setting(500, "A <form> holding at least this many characters of text wraps page "
+                                           "content (ASP.NET pages wrap the whole body in one): it is replaced by a "
+                                           "<div> of its content instead of removed, its controls going by the "
+                                           "inputs/buttons/selects settings (the paper's article threshold, 500).",
+                                      minimum=0, group="ignore")
     inputs: bool = setting(False, "Remove <input> and <textarea> elements.", group="ignore")
     buttons: bool = setting(False, "Remove <button> elements.", group="ignore")
     selects: bool = setting(False, "Remove <select> elements.", group="ignore")
@@ -88,9 +93,26 @@ class IgnoreFilter(Filter):
         s = self.settings
         root = page.root
         counts: dict[str, int] = {}
+        forms = []
         for node in list(root.iter(*self._tags)) if self._tags else ():
-            if ctx.remove(node, f"<{node.tag}> is ignored", explain=False):
+            if node.tag == "form":
+                forms.append(node)  # last: controls inside a wrapper form go first
+            elif ctx.remove(node, f"<{node.tag}> is ignored", explain=False):
                 counts[node.tag] = counts.get(node.tag, 0) + 1
+        for node in forms:
+            if not ctx.in_document(node):
+                continue
+            chars = dom.text_len(node)
+            if s.form_wrapper_chars and chars >= s.form_wrapper_chars:
+                div = dom.element("div")
+                div.text = node.text
+                for child in node:
+                    div.append(deepcopy(child))
+                ctx.replace(node, div, "<form> wraps page content: its content is kept, the form goes",
+                            measured={"text_chars": chars}, threshold={"form_wrapper_chars": s.form_wrapper_chars})
+                counts["form (unwrapped)"] = counts.get("form (unwrapped)", 0) + 1
+            elif ctx.remove(node, "<form> is ignored", explain=False):
+                counts["form"] = counts.get("form", 0) + 1
         if s.scripts and s.show_noscript:
             for node in list(root.iter("noscript")):
                 self._unwrap(node, ctx)
@@ -136,7 +158,7 @@ class IgnoreFilter(Filter):
             target = img.getparent() if img.getparent() is not None and img.getparent().tag == "picture" else img
             alt = (img.get("alt") or "").strip()
             if s.display_alt_text and alt:
-                span = etree.Element("span")
+                span = dom.element("span")
                 span.text = alt
                 ctx.replace(target, span, f"{kind} replaced by its ALT text")
             elif not ctx.remove(target, f"{kind} is ignored", explain=False):
@@ -151,7 +173,7 @@ class IgnoreFilter(Filter):
         if any(a.tag == "head" for a in node.iterancestors()):
             ctx.remove(node, "<noscript> in <head> is ignored", explain=False)
             return
-        span = etree.Element("span")
+        span = dom.element("span")
         span.text = node.text
         for child in node:
             span.append(deepcopy(child))

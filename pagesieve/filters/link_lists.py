@@ -81,7 +81,7 @@ class LinkListFilter(Filter):
         protected = set(article.iterancestors()) | {article} if article is not None else set()
         tables: dict[HtmlElement, bool] = {}
         removed_under: set[HtmlElement] = set()
-        for node in body.iter(*self._tags):
+        for node in list(body.iter(*self._tags)):  # a list: removals must not cut the walk short
             if node in protected or node not in stats:
                 continue
             if any(a in removed_under for a in node.iterancestors()):

@@ -77,7 +77,7 @@ class RemovedLinksFilter(Filter):
 
     def _section(self, links: list[tuple[str, str]]) -> etree._Element:
         s = self.settings
-        nav = etree.Element("nav", {"aria-label": s.label, "class": SECTION_CLASS})
+        nav = dom.element("nav", {"aria-label": s.label, "class": SECTION_CLASS})
         nav.text = "\n"
         heading = etree.SubElement(nav, f"h{s.heading_level}")
         heading.text = s.label

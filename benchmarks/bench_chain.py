@@ -1,0 +1,121 @@
+"""How much the filter chain costs over just parsing and serialising the page with lxml.
+
+    make bench                                   # or:
+    .venv/bin/python benchmarks/bench_chain.py [DATASET_DIR] [--preset P ...] [--limit N] [--repeat R]
+
+The *floor* is what any lxml-based filter must pay at least: ``lxml.html.document_fromstring`` of
+the page bytes plus ``lxml.html.tostring`` of the tree. For each preset every page goes through
+``Chain.process`` (parse, filters, render, exactly what the proxy's workers run) and the benchmark
+prints, over the corpus pages:
+
+* total: median and p95 ms per page and the ratio of the summed chain time to the summed floor;
+* per filter: mean ms per page and its ratio to the mean floor, so the expensive step is plain;
+* memory: peak Python allocation (tracemalloc) while processing a page, median over a sample of
+  pages, and its ratio to the floor's peak on the same pages.
+
+Each page is processed ``--repeat`` times (default 1) after one warm-up page per preset (block
+lists and models load once per process, not per page; their load time is printed apart).
+Numbers are for this machine and this corpus; the ratios are what carries to other machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import tracemalloc
+from collections import defaultdict
+from pathlib import Path
+
+import lxml.html
+
+from pagesieve import config as C
+from pagesieve.evaluate import _percentile, load_dataset
+
+DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction" / "scrapinghub"
+DEFAULT_PRESETS = ("declutter", "reader", "reader-paper")
+
+
+def floor_once(data: bytes) -> None:
+    lxml.html.tostring(lxml.html.document_fromstring(data), encoding="utf-8")
+
+
+def timed(fn, data: bytes, repeat: int) -> float:
+    """Best-of-``repeat`` wall time of ``fn(data)`` in ms (best: least disturbed by the machine)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(data)
+        best = min(best, (time.perf_counter() - t0) * 1000)
+    return best
+
+
+def peak_kib(fn, data: bytes) -> float:
+    tracemalloc.start()
+    try:
+        fn(data)
+        return tracemalloc.get_traced_memory()[1] / 1024
+    finally:
+        tracemalloc.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dataset", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--preset", action="append", help=f"preset to measure (repeatable; default {DEFAULT_PRESETS})")
+    ap.add_argument("--limit", type=int, help="only the first N pages")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per page; the best is kept")
+    ap.add_argument("--memory-pages", type=int, default=30, help="pages sampled for the memory ratio")
+    args = ap.parse_args(argv)
+
+    samples = load_dataset(args.dataset, args.limit)
+    pages = [(s, s.path.read_bytes()) for s in samples]
+    cfg = C.load()
+    presets = args.preset or list(DEFAULT_PRESETS)
+    print(f"{len(pages)} pages, {sum(len(d) for _, d in pages) / len(pages) / 1024:.0f} KiB mean; "
+          f"Python {sys.version.split()[0]}, lxml {'.'.join(map(str, lxml.etree.LXML_VERSION))}")
+
+    floor = [timed(floor_once, d, args.repeat) for _, d in pages]
+    floor_total = sum(floor)
+    print(f"\nfloor (lxml parse + serialize): median {statistics.median(floor):.2f} ms, "
+          f"p95 {_percentile(floor, 0.95):.2f} ms per page")
+    mem_pages = pages[:: max(1, len(pages) // args.memory_pages)][: args.memory_pages]
+    floor_mem = [peak_kib(floor_once, d) for _, d in mem_pages]
+
+    for preset in presets:
+        t0 = time.perf_counter()
+        chain = C.build_chain(cfg.resolve(preset))
+        chain.process(pages[0][1], url=pages[0][0].url)  # warm-up: lists, models, caches
+        load_ms = (time.perf_counter() - t0) * 1000
+        totals: list[float] = []
+        per_filter: dict[str, list[float]] = defaultdict(list)
+        failed = 0
+        for s, data in pages:
+            best, best_filters = float("inf"), []
+            for _ in range(args.repeat):
+                t1 = time.perf_counter()
+                res = chain.process(data, url=s.url)
+                ms = (time.perf_counter() - t1) * 1000
+                if ms < best:
+                    best, best_filters = ms, res.filters
+            failed += bool(res.failed)
+            totals.append(best)
+            for f in best_filters:
+                per_filter[f["filter"]].append(f["ms"])
+        mem = [peak_kib(lambda d, s=s: chain.process(d, url=s.url), d) for s, d in mem_pages]
+        print(f"\n== {preset}  (chain built and warmed in {load_ms:.0f} ms; {failed} pages with a failed filter)")
+        print(f"   total    median {statistics.median(totals):7.2f} ms  p95 {_percentile(totals, 0.95):7.2f} ms  "
+              f"= {sum(totals) / floor_total:5.2f}x the floor   {len(totals) / (sum(totals) / 1000):6.1f} pages/s")
+        print(f"   memory   median peak {statistics.median(mem):8.0f} KiB = "
+              f"{statistics.median(m / f for m, f in zip(mem, floor_mem)):5.2f}x the floor's")
+        floor_mean = floor_total / len(floor)
+        for name, values in per_filter.items():
+            mean = statistics.fmean(values)
+            print(f"   {name:<16} mean {mean:7.2f} ms  p95 {_percentile(values, 0.95):7.2f} ms  "
+                  f"= {mean / floor_mean:5.2f}x the floor")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

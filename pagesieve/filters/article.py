@@ -1,0 +1,184 @@
+"""``article``: find the main article subtree the way the paper does; mark it, or keep only it.
+
+Source: dom-and-nlp-content-extraction-proxy.txt, the paragraph after the empty table remover.
+Paragraphs are made in three ways — ``<p>`` text, ``<div>`` text, and text split by ``<br>`` —
+and an *article subtree* is a block whose paragraphs add up to a large body of text:
+
+1. for every element, sum the characters of the paragraphs directly under it: the text of its
+   ``<p>`` children (``paragraph_tags``), of its ``<div>`` children (their own text, not that
+   of blocks nested in them) and, when it holds ``<br>`` line breaks, its own text;
+2. keep the elements whose sum reaches ``min_chars`` ("a good threshold value is 500");
+3. of several, choose "the one that is first occurring on the DOM, which visually should be
+   the upper-most on the web page" (``choose: first``; ``largest`` is pagesieve's alternative).
+
+"Own text" of an element is its text outside nested block elements (inline markup such as
+``<a>``, ``<b>``, ``<span>`` counts); characters are counted with whitespace runs collapsed to one
+space; script, style and template text never counts.
+
+``mode: mark`` (the ``declutter`` preset) only records the subtree as the page's article
+(``ctx.set_article``) for the filters after it: link lists, ads and empty tables inside it are
+judged more carefully, image captions are compared with it, the accessibility step wraps it in
+``<main>``. ``mode: keep`` (the ``reader-paper`` preset) also removes everything in ``<body>``
+outside it except the page's headline — the first ``<h1>`` before the article when the
+article has none (``keep_headline``) — so the reader sees the page title, the headline and the
+article. ``<head>`` (and with it ``<title>``) is never touched.
+
+No subtree reaches ``min_chars`` (a short page, a gallery): nothing is marked or removed and the
+explanation says so with the best sum found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+from pagesieve.filters.base import Filter
+from pagesieve.settings import setting
+
+_UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
+_MODES = ("mark", "keep")
+_CHOICES = ("first", "largest")
+
+
+@dataclass(frozen=True)
+class ArticleSettings:
+    """How the article subtree is found, and what happens around it."""
+
+    min_chars: int = setting(500, "Paragraph characters a block needs to be an article subtree (paper: "
+                                  "\"a good threshold value is 500\").", minimum=1, maximum=1_000_000,
+                             group="advanced")
+    paragraph_tags: tuple[str, ...] = setting(("p", "div"), "Children whose own text counts as a paragraph of "
+                                                            "their parent (paper: <p> and <div>).",
+                                              group="advanced")
+    br_paragraphs: bool = setting(True, "A block holding <br> line breaks counts its own text as paragraphs "
+                                        "(the paper's third kind).", group="advanced")
+    choose: str = setting("first", "Of several article subtrees: the first in document order (paper: the "
+                                   "upper-most on the page) or the one with the most paragraph text.",
+                          choices=_CHOICES, group="advanced")
+    mode: str = setting("mark", "mark: record the article for later filters (declutter); keep: also remove "
+                                "everything in <body> outside it (reader).", choices=_MODES, group="advanced")
+    keep_headline: bool = setting(True, "In keep mode, also keep the first <h1> before the article when the "
+                                        "article has none (the story's headline).", group="advanced")
+
+
+class ArticleFilter(Filter):
+    name = "article"
+    Settings = ArticleSettings
+    summary = "Find the article: the first block whose paragraphs hold 500+ characters; mark it or keep only it."
+
+    def __init__(self, settings: ArticleSettings) -> None:
+        super().__init__(settings)
+        self._paragraph_tags = frozenset(settings.paragraph_tags)
+
+    @property
+    def destructive(self) -> bool:  # type: ignore[override]
+        return self.settings.mode == "keep"
+
+    def apply(self, page, ctx) -> None:
+        s = self.settings
+        body = dom.body_of(page.root)
+        sums = paragraph_sums(body, self._paragraph_tags, s.br_paragraphs)
+        candidates = [(el, n) for el, n in sums if n >= s.min_chars]
+        if not candidates:
+            best = max((n for _, n in sums), default=0)
+            ctx.note("skip", body, "no block's paragraphs reach the article threshold; nothing marked",
+                     measured={"best_paragraph_chars": best}, threshold={"min_chars": s.min_chars})
+            return
+        if s.choose == "first":
+            article, chars = candidates[0]
+        else:
+            article, chars = max(candidates, key=lambda c: c[1])
+        ctx.set_article(article)
+        ctx.note("mark", article, f"article subtree ({s.choose} of {len(candidates)} in document order)",
+                 measured={"paragraph_chars": chars, "candidates": len(candidates)},
+                 threshold={"min_chars": s.min_chars})
+        if s.mode == "keep":
+            self._keep_only(body, article, ctx)
+
+    def _keep_only(self, body: HtmlElement, article: HtmlElement, ctx) -> None:
+        keep = {article, *article.iterancestors()}
+        headline = self._headline(body, article) if self.settings.keep_headline else None
+        if headline is not None:
+            keep.update((headline, *headline.iterancestors()))
+        for node in list(keep):
+            if any(a is body for a in node.iterancestors()):  # strictly inside <body>: <head> stays
+                for sibling in node.itersiblings(preceding=True):
+                    self._drop(sibling, keep, ctx)
+                for sibling in node.itersiblings():
+                    self._drop(sibling, keep, ctx)
+        # Stray text directly in the wrappers (and the tails the removals left) is outside too.
+        for node in keep:
+            if node is body or not any(a is body for a in node.iterancestors()):
+                continue
+            if node.tail and node.tail.strip():
+                ctx.set_text(node, None, tail=True)
+            if node is not article and node is not headline and node.text and node.text.strip():
+                ctx.set_text(node, None)
+        if body.text and body.text.strip():
+            ctx.set_text(body, None)
+
+    @staticmethod
+    def _drop(node, keep: set, ctx) -> None:
+        if node in keep:
+            return
+        if dom.is_element(node):
+            ctx.remove(node, "outside the article", measured={"text_chars": dom.text_len(node)},
+                       explain=dom.text_len(node) > 0)
+        else:
+            ctx.remove(node, "outside the article", explain=False)
+
+    @staticmethod
+    def _headline(body: HtmlElement, article: HtmlElement) -> HtmlElement | None:
+        if next(article.iter("h1"), None) is not None:
+            return None
+        inside = set(article.iter())
+        for h1 in body.iter("h1"):
+            if h1 in inside:
+                return None
+            if dom.text_len(h1):
+                return h1
+        return None
+
+
+def paragraph_sums(top: HtmlElement, paragraph_tags: frozenset, br_paragraphs: bool) -> list[tuple[HtmlElement, int]]:
+    """(element, paragraph characters) for every element under ``top`` with any, in document order.
+
+    One pass in reverse document order computes each element's *own* text length (text outside
+    nested blocks); each element then adds up its paragraph children."""
+    own: dict[HtmlElement, int] = {}
+    has_br: set[HtmlElement] = set()
+    elements = [el for el in top.iter() if isinstance(el.tag, str)]
+    for el in reversed(elements):
+        if el.tag in _UNCOUNTED:
+            own[el] = 0
+            continue
+        n = _chars(el.text)
+        for child in el:
+            n += _chars(child.tail)
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            if tag == "br":
+                has_br.add(el)
+            elif tag not in dom.BLOCK_TAGS:
+                n += own.get(child, 0)
+        own[el] = n
+    out = []
+    for el in elements:
+        if el.tag in _UNCOUNTED:
+            continue
+        total = sum(own.get(c, 0) for c in el if isinstance(c.tag, str) and c.tag in paragraph_tags)
+        if br_paragraphs and el in has_br:
+            total += own[el]
+        if total:
+            out.append((el, total))
+    return out
+
+
+def _chars(text: str | None) -> int:
+    """Characters of ``text`` with whitespace runs collapsed to one space (ends trimmed)."""
+    if not text:
+        return 0
+    return len(" ".join(text.split()))

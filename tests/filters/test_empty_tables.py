@@ -1,0 +1,50 @@
+"""The paper's empty-table remover: tables without substance after the other filters ran."""
+
+from tests.conftest import run_filter, run_filters
+from tests.filters.test_article import para
+
+STORY = f"<p id=story>{para(400)}</p>"
+
+
+def test_min_chars_boundary():
+    html = "<html><body><table id=t><tr><td>{}</td></tr></table>" + STORY + "</body></html>"
+    page, state, _ = run_filter("empty_tables", html.format("x" * 19))
+    assert page.root.get_element_by_id("t", None) is None
+    entry = next(e for e in state.record if e["action"] == "remove")
+    assert entry["measured"] == {"chars": 19} and entry["threshold"] == {"min_chars": 20}
+    page, _, _ = run_filter("empty_tables", html.format("x" * 20))
+    assert page.root.get_element_by_id("t", None) is not None
+
+
+def test_substance_tags_are_a_setting():
+    html = f"<html><body><table id=t><tr><td><img src=a.png alt=''></td></tr></table>{STORY}</body></html>"
+    page, _, _ = run_filter("empty_tables", html)
+    assert page.root.get_element_by_id("t", None) is not None
+    page, _, _ = run_filter("empty_tables", html, substance_tags=["form"])
+    assert page.root.get_element_by_id("t", None) is None
+
+
+def test_outer_layout_table_of_emptied_tables_goes_too():
+    html = (f"<html><body><table id=outer><tr><td><table id=inner><tr><td> </td></tr></table></td>"
+            f"<td>&nbsp;</td></tr></table>{STORY}</body></html>")
+    page, state, _ = run_filter("empty_tables", html)
+    assert page.root.get_element_by_id("outer", None) is None
+    assert [e["node"] for e in state.record if e["action"] == "remove"] == ["table#inner", "table#outer"]
+
+
+def test_data_table_with_short_cells_stays():
+    html = ("<html><body><table id=d><caption>N</caption><tr><th>a</th><th>b</th><th>c</th></tr>"
+            "<tr><td>1</td><td>2</td><td>3</td></tr><tr><td>4</td><td>5</td><td>6</td></tr></table>"
+            f"{STORY}</body></html>")
+    page, _, _ = run_filter("empty_tables", html)
+    assert page.root.get_element_by_id("d", None) is not None
+
+
+def test_runs_after_other_filters_in_the_chain():
+    # The ignore filter strips the ad iframe and spacer image; the table is then empty and goes.
+    html = (f"<html><body><table id=t><tr><td><iframe src=//ads.example/x></iframe>"
+            f"<img src=spacer.gif></td></tr></table>{STORY}</body></html>")
+    page, _, _ = run_filters([("ignore", {}), ("empty_tables", {})], html)
+    assert page.root.get_element_by_id("t", None) is None
+    page, _, _ = run_filters([("empty_tables", {})], html)
+    assert page.root.get_element_by_id("t", None) is not None

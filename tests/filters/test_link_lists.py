@@ -1,0 +1,114 @@
+"""The paper's link-list remover: links / non-linked words (letters / chars_per_word) > ratio."""
+
+import pytest
+
+from pagesieve import dom
+from tests.conftest import run_filter, run_filters
+from tests.filters.test_article import para
+
+
+STORY = f"<p id=story>{para(400)}</p>"  # text that stays, so the chain's loss guard has no say
+
+
+def menu(n: int, words: str = "") -> str:
+    links = "".join(f"<li><a href=/p{i}>Page {i}</a></li>" for i in range(n))
+    return f"<ul id=menu>{links}</ul>{words}"
+
+
+def test_ratio_boundary_is_strict():
+    # 2 links, 20 non-link letters = 4 words: ratio 0.5. Removed when the ratio setting is below it.
+    html = "<html><body><div id=b><a href=/a>A</a> <a href=/b>B</a> " + "abcde " * 4 + f"</div>{STORY}</body></html>"
+    page, state, _ = run_filter("link_lists", html, ratio=0.49)
+    assert page.root.get_element_by_id("b", None) is None
+    entry = next(e for e in state.record if e["action"] == "remove")
+    assert entry["measured"] == {"links": 2, "non_linked_words": 4.0, "ratio": 0.5}
+    assert entry["threshold"]["ratio"] == 0.49
+    page, _, _ = run_filter("link_lists", html, ratio=0.5)  # "exceeds": equal stays
+    assert page.root.get_element_by_id("b", None) is not None
+
+
+def test_chars_per_word_changes_the_word_count():
+    html = "<html><body><div id=b><a href=/a>A</a> <a href=/b>B</a> " + "abcde " * 4 + f"</div>{STORY}</body></html>"
+    page, _, _ = run_filter("link_lists", html, ratio=0.3, chars_per_word=2)  # 10 words: 0.2
+    assert page.root.get_element_by_id("b", None) is not None
+    page, _, _ = run_filter("link_lists", html, ratio=0.3, chars_per_word=10)  # 2 words: 1.0
+    assert page.root.get_element_by_id("b", None) is None
+
+
+def test_menu_removed_story_kept_and_all_siblings_walked():
+    html = (f"<html><body><nav id=n1>{menu(5)}</nav><p id=story>{para(300)}</p>"
+            f"<div id=n2>{menu(4)}</div><aside id=n3>{menu(6)}</aside></body></html>")
+    page, state, _ = run_filter("link_lists", html)
+    for gone in ("n1", "n2", "n3"):  # every link list, not only the first (walk not cut by removals)
+        assert page.root.get_element_by_id(gone, None) is None, gone
+    assert page.root.get_element_by_id("story") is not None
+    assert [e["filter"] for e in state.record if e["action"] == "remove"] == ["link_lists"] * 3
+
+
+def test_single_link_is_not_a_list_unless_configured():
+    html = f"<html><body><div id=b><a href=/a>Read more</a></div>{STORY}</body></html>"
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("b", None) is not None
+    page, _, _ = run_filter("link_lists", html, min_links=1)
+    assert page.root.get_element_by_id("b", None) is None
+
+
+def test_table_cell_content_or_cell_removed():
+    html = (f"<html><body><table id=t><tr><td id=nav>{menu(5)}</td><td id=main>{para(300)}</td></tr></table>"
+            "</body></html>")
+    page, _, _ = run_filter("link_lists", html, tags=["td"])
+    cell = page.root.get_element_by_id("nav")
+    assert cell is not None and not len(cell) and not (cell.text or "").strip()  # emptied, grid kept
+    page, _, _ = run_filter("link_lists", html, tags=["td"], remove_cells=True)
+    assert page.root.get_element_by_id("nav", None) is None
+    assert page.root.get_element_by_id("main") is not None
+
+
+def test_data_table_cells_are_never_link_lists():
+    rows = "".join(f"<tr><td><a href=/a{i}>A{i}</a> <a href=/b{i}>B{i}</a></td><td><a href=/c{i}>C</a> "
+                   f"<a href=/d{i}>D</a></td><td>{i}</td></tr>" for i in range(4))
+    html = f"<html><body><table id=t><tr><th>Name</th><th>Links</th><th>N</th></tr>{rows}</table></body></html>"
+    page, _, _ = run_filter("link_lists", html, tags=["td"])
+    assert len(page.root.findall(".//a")) == 16
+
+
+def test_big_text_wrapper_is_not_removed_whole():
+    html = (f"<html><body><div id=wrap>{menu(40)}<p id=story>{para(800)}</p></div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("wrap") is not None
+    assert page.root.get_element_by_id("story") is not None
+    assert page.root.get_element_by_id("menu", None) is None  # the inner block was judged instead
+
+
+def test_inside_the_article_only_link_heavy_blocks_go():
+    # Inside the marked article: a short text block with 3 links is mostly text: kept; a related-links list goes.
+    inline = ("<div id=inline>See <a href=/x>x</a>, <a href=/y>y</a> and <a href=/z>z</a> "
+              "for the full ruling of the court today.</div>")
+    html = (f"<html><body><div id=art><p>{para(700)}</p>{inline}<ul id=rel><li><a href=/r1>Related story one</a>"
+            f"<li><a href=/r2>Related story two</a></ul></div></body></html>")
+    page, state, _ = run_filters([("article", {}), ("link_lists", {"ratio": 0.3})], html)
+    assert state.article.get("id") == "art"
+    assert page.root.get_element_by_id("inline") is not None
+    assert page.root.get_element_by_id("rel", None) is None
+    # Without the article mark the same block is a link list at this ratio.
+    page, _, _ = run_filter("link_lists", html, ratio=0.3)
+    assert page.root.get_element_by_id("inline", None) is None
+
+
+def test_removed_text_links_are_recorded_for_the_retainer():
+    html = f"<html><body><nav>{menu(3)}</nav></body></html>"
+    _, state, _ = run_filter("link_lists", html)
+    assert [(h, t) for _, h, t in state.removed_links] == [("/p0", "Page 0"), ("/p1", "Page 1"), ("/p2", "Page 2")]
+
+
+def test_corpus_declutter_link_lists_keep_the_article(corpus):
+    """On real pages the filter (after ignore + article marking) keeps nearly all main text."""
+    import re
+    recalls = []
+    for _, path, truth in corpus[:40]:
+        page, _, _ = run_filters([("ignore", {}), ("article", {}), ("link_lists", {})], path.read_bytes())
+        want = re.findall(r"\w+", truth.lower())
+        got = set(re.findall(r"\w+", dom.text_of(dom.body_of(page.root)).lower()))
+        if want:
+            recalls.append(sum(w in got for w in want) / len(want))
+    assert min(recalls) >= 0.9 and sum(recalls) / len(recalls) >= 0.98, (min(recalls), sum(recalls) / len(recalls))

@@ -1,0 +1,56 @@
+"""The paper's removed-link retainer: removed text links listed at the end, in page order, safely."""
+
+from pagesieve import dom
+from pagesieve.filters.removed_links import SECTION_CLASS
+from tests.conftest import run_filters
+from tests.filters.test_article import para
+
+STORY = f"<p id=story>{para(400)} <a href=/kept>kept link</a></p>"
+
+
+def listed(page):
+    nav = page.root.find(f".//nav[@class='{SECTION_CLASS}']")
+    return nav, [(a.get("href"), a.text) for a in nav.iter("a")] if nav is not None else []
+
+
+def run(html, **settings):
+    return run_filters([("link_lists", {}), ("removed_links", settings)], html)
+
+
+def test_links_listed_in_page_order_deduplicated_and_safe():
+    html = (f"<html><body><nav id=top><a href=/b>B</a> <a href=/a>A</a> <a href='javascript:evil()'>J</a>"
+            f" <a href=/kept>Kept again</a> <a href='#top'>Top</a></nav>{STORY}"
+            f"<ul id=foot><li><a href=/c>C</a><li><a href=/a>A again</a><li><a href='JaVaScRiPt:x'>J2</a>"
+            f"<li><a href='data:text/html,x'>D</a></ul></body></html>")
+    page, state, _ = run(html)
+    assert page.root.get_element_by_id("top", None) is None and page.root.get_element_by_id("foot", None) is None
+    nav, links = listed(page)
+    assert links == [("/b", "B"), ("/a", "A"), ("/c", "C")]  # no javascript:/data:, no #, no address still on page
+    assert nav.get("aria-label") == "Links removed from this page"
+    assert nav.find("h2").text == "Links removed from this page"
+    assert nav.getparent().tag == "body" and nav.getnext() is None  # at the end of the page
+    add = next(e for e in state.record if e["filter"] == "removed_links" and e["action"] == "add")
+    assert add["measured"]["unsafe"] == 3 and add["measured"]["listed"] == 3
+    assert "evil" not in dom.text_of(page.root) and b"javascript" not in __import__("lxml.html").html.tostring(page.root)
+
+
+def test_settings_label_level_max_same_page_skip_present():
+    html = (f"<html><body><nav><a href=/a>A</a> <a href=/b>B</a> <a href='#s'>S</a> <a href=/kept>K</a></nav>"
+            f"{STORY}</body></html>")
+    page, _, _ = run(html, label="Hidden links", heading_level=3, max_links=2, same_page=True, skip_present=False)
+    nav, links = listed(page)
+    assert nav.find("h3").text == "Hidden links" and links == [("/a", "A"), ("/b", "B")]
+    page, _, _ = run(html, same_page=True, skip_present=False)
+    assert [h for h, _ in listed(page)[1]] == ["/a", "/b", "#s", "/kept"]
+
+
+def test_nothing_removed_nothing_added():
+    page, state, _ = run(f"<html><body>{STORY}</body></html>")
+    assert listed(page)[0] is None
+
+
+def test_links_removed_by_any_filter_are_listed():
+    html = (f"<html><body><div class=ad-banner><a href=/sponsor>Sponsor</a></div>"
+            f"<form><a href=/help>Help</a><input name=q></form>{STORY}</body></html>")
+    page, _, _ = run_filters([("ignore", {"forms": True}), ("removed_links", {})], html)
+    assert ("/help", "Help") in listed(page)[1]
