@@ -295,7 +295,10 @@ class Declutter:
         resp.headers["content-type"] = f"{outcome.media_type}; charset={web_label(outcome.encoding)}"
         for name in STALE_HEADERS:
             resp.headers.pop(name, None)
-        resp.headers[HEADER] = f"filtered; preset={spec.preset}; ms={ms:.1f}"
+        # A filter that raised was undone on this page (the others applied): the header says which.
+        errors = [f.split(":")[0] for f in outcome.failed if f.endswith(":error")]
+        resp.headers[HEADER] = (f"filtered; preset={spec.preset}; ms={ms:.1f}"
+                                + (f"; failed={','.join(errors)}" if errors else ""))
         flow.metadata["pagesieve"] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
                                       "removed_by": dict(outcome.removed_by)}
         removed = ",".join(f"{n}:{c}" for n, c in outcome.removed_by) or "-"

@@ -94,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 async def _serve(cfg, preset: str, host: str, port: int, confdir: str, mitm_options: list[str]) -> int:
-    from mitmproxy import exceptions, options
+    from mitmproxy import exceptions, hooks, options
     from mitmproxy.tools.dump import DumpMaster
 
     from pagesieve.proxy_addons import default_addons
@@ -106,8 +106,13 @@ async def _serve(cfg, preset: str, host: str, port: int, confdir: str, mitm_opti
         raise ConfigError(f"--mitmproxy-set: {err}") from err
     master = DumpMaster(opts, with_termlog=False, with_dumper=False)
     logging.getLogger("mitmproxy.proxy.server").setLevel(logging.WARNING)  # no line per connection
+    ours = default_addons(cfg)
     try:
-        master.addons.add(*default_addons(cfg))
+        master.addons.add(*ours)
+        # `add` runs only the load hook; an option set before (the preset) configured the addons that
+        # were there then. Configure ours now with every option, as mitmproxy's script loader does.
+        for addon in ours:
+            master.addons.invoke_addon_sync(addon, hooks.ConfigureHook(set(opts.keys())))
     except exceptions.OptionsError as err:
         raise ConfigError(str(err)) from err
     if opts.deferred:

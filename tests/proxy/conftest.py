@@ -1,0 +1,245 @@
+"""Real processes on loopback: an origin web server and a ``pagesieve run`` proxy in front of it.
+
+* :class:`Origin` — a threaded HTTP(S) server (in this test process) with fixed routes: corpus
+  pages, compressed bodies, non-UTF-8 pages, images, a huge page, pages that make a filter fail
+  (see ``inject/sitecustomize.py``), redirects, 204/304.
+* :func:`start_proxy` — ``python -m pagesieve run`` as a subprocess with a test config (a copy of
+  ``config.yaml`` with small limits and its own state and confdir), waited for until it listens.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import brotli
+import pytest
+import yaml
+import zstandard
+
+from tests.conftest import REPO, corpus_pages
+
+INJECT = Path(__file__).parent / "inject"
+MAX_BODY = 3_000_000  # the test proxy's proxy.max_body_bytes
+TIMEOUT = 3.0  # the test proxy's proxy.timeout_seconds
+
+ARTICLE = ("<p>The council of Brightwater voted on Tuesday to rebuild the old harbour wall after the winter "
+           "storms. Engineers said the work would take two summers and cost less than a new breakwater.</p>") * 6
+AD_PAGE = f"""<!doctype html><html lang=en><head><title>Harbour news</title></head><body>
+<nav id=menu><ul><li><a href=/a>Home</a><li><a href=/b>World</a><li><a href=/c>Sport</a><li><a href=/d>Weather</a>
+<li><a href=/e>Money</a><li><a href=/f>Culture</a></ul></nav>
+<div id=story><h1>Harbour wall to be rebuilt</h1>{ARTICLE}</div>
+<script id=tracker src="https://www.googletagservices.com/tag/js/gpt.js"></script>
+<iframe id=adframe src="https://ad.doubleclick.net/ddm/adi/N123/x;sz=300x250"></iframe>
+<div class=ad_banner id=hidden-ad>Sponsored: buy things</div>
+<table id=spacer><tr><td>&nbsp;</td></tr></table>
+</body></html>"""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def html_page(title: str, text: str, extra_head: str = "") -> bytes:
+    return (f"<!doctype html><html><head><meta charset=utf-8><title>{title}</title>{extra_head}</head>"
+            f"<body><script>var x = 1;</script><div id=story><h1>{title}</h1><p>{text}</p>{ARTICLE}</div>"
+            f"</body></html>").encode()
+
+
+@dataclass
+class Route:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+def build_routes() -> dict[str, Route]:
+    routes: dict[str, Route] = {}
+    pages = corpus_pages()
+    for pid, path, _ in pages[:12]:
+        routes[f"/corpus/{pid}.html"] = Route(headers={"Content-Type": "text/html; charset=utf-8"},
+                                              body=path.read_bytes())
+    page = html_page("Compressed", "A page sent compressed.")
+    for name, data in (("gzip", gzip.compress(page)), ("br", brotli.compress(page)),
+                       ("zstd", zstandard.ZstdCompressor().compress(page)), ("deflate", zlib.compress(page))):
+        routes[f"/enc/{name}.html"] = Route(headers={"Content-Type": "text/html", "Content-Encoding": name},
+                                            body=data)
+    routes["/enc/broken-gzip.html"] = Route(headers={"Content-Type": "text/html", "Content-Encoding": "gzip"},
+                                            body=b"\x1f\x8b\x08\x00 this is not gzip")
+    latin = html_page("Caf\u00e9 cr\u00e8me", "Na\u00efve fa\u00e7ade, 20 \u20ac.").decode()
+    routes["/charset/cp1252-header.html"] = Route(
+        headers={"Content-Type": "text/html; charset=windows-1252"},
+        body=latin.replace("<meta charset=utf-8>", "").encode("cp1252"))
+    sjis = html_page("\u65e5\u672c\u8a9e\u306e\u30da\u30fc\u30b8", "\u6771\u4eac\u306e\u5929\u6c17\u3002").decode()
+    routes["/charset/sjis-meta.html"] = Route(headers={"Content-Type": "text/html"},
+                                              body=sjis.replace("charset=utf-8", "charset=shift_jis").encode("shift_jis"))
+    routes["/charset/bom.html"] = Route(headers={"Content-Type": "text/html; charset=iso-8859-1"},
+                                        body=b"\xef\xbb\xbf" + html_page("BOM \u00fcber", "\u00dcbermut."))
+    routes["/ads.html"] = Route(headers={"Content-Type": "text/html; charset=utf-8"}, body=AD_PAGE.encode())
+    routes["/notype.html"] = Route(headers={}, body=html_page("No type", "Sent without Content-Type."))
+    routes["/xhtml.xhtml"] = Route(headers={"Content-Type": "application/xhtml+xml"},
+                                   body=b'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml">'
+                                        b"<body><script>x()</script><p>x</p></body></html>")
+    routes["/image.png"] = Route(headers={"Content-Type": "image/png"},
+                                 body=b"\x89PNG\r\n\x1a\n" + os.urandom(20000))
+    routes["/style.css"] = Route(headers={"Content-Type": "text/css"}, body=b"body{color:red}" * 100)
+    routes["/app.js"] = Route(headers={"Content-Type": "application/javascript"}, body=b"<script>alert(1)</script>")
+    routes["/data.json"] = Route(headers={"Content-Type": "application/json"}, body=b'{"html": "<p>x</p>"}')
+    routes["/download.bin"] = Route(headers={"Content-Type": "application/octet-stream"}, body=os.urandom(50000))
+    routes["/error.html"] = Route(status=500, headers={"Content-Type": "text/html"},
+                                  body=html_page("Server error", "Something broke."))
+    routes["/redirect"] = Route(status=302, headers={"Location": "/ads.html", "Content-Type": "text/html"},
+                                body=b"<html><body><script>x()</script><a href=/ads.html>moved</a></body></html>")
+    routes["/nocontent"] = Route(status=204)
+    routes["/huge.html"] = Route(headers={"Content-Type": "text/html"},
+                                 body=html_page("Huge", "<p>filler</p>" * (MAX_BODY // 12)))
+    for fault in ("raise", "raise-outside", "crash", "slow"):
+        routes[f"/fault/{fault}.html"] = Route(
+            headers={"Content-Type": "text/html; charset=utf-8"},
+            body=html_page(f"Fault {fault}", "This page makes a filter fail.",
+                           f'<meta name="pagesieve-test" content="{fault}">'))
+    return routes
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    routes: dict[str, Route] = {}
+    seen: list[tuple[str, str, dict]] = []
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def _send(self, head_only: bool) -> None:
+        self.seen.append((self.command, self.path, dict(self.headers)))
+        route = self.routes.get(self.path.split("?")[0])
+        if route is None:
+            route = Route(status=404, headers={"Content-Type": "text/plain"}, body=b"not found")
+        self.send_response(route.status)
+        for k, v in route.headers.items():
+            self.send_header(k, v)
+        if route.status not in (204, 304):
+            self.send_header("Content-Length", str(len(route.body)))
+        self.end_headers()
+        if not head_only and route.status not in (204, 304):
+            self.wfile.write(route.body)
+
+    def do_GET(self) -> None:
+        self._send(False)
+
+    def do_HEAD(self) -> None:
+        self._send(True)
+
+
+class Origin:
+    """A threaded origin server on a loopback address (HTTPS when given a certificate)."""
+
+    def __init__(self, routes: dict[str, Route], host: str = "127.0.0.1", cert: tuple[str, str] | None = None):
+        handler = type("Handler", (_Handler,), {"routes": routes, "seen": []})
+        self.handler = handler
+        self.server = http.server.ThreadingHTTPServer((host, 0), handler)
+        self.server.daemon_threads = True
+        if cert:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*cert)
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.host, self.port = self.server.server_address[:2]
+        self.scheme = "https" if cert else "http"
+        self.routes = routes
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str, host: str | None = None) -> str:
+        return f"{self.scheme}://{host or self.host}:{self.port}{path}"
+
+    @property
+    def seen(self) -> list:
+        return self.handler.seen
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Proxy:
+    def __init__(self, proc: subprocess.Popen, port: int, confdir: Path, log: Path, config: Path):
+        self.proc, self.port, self.confdir, self.log, self.config = proc, port, confdir, log, config
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def write_config(path: Path, state_dir: Path, **proxy) -> Path:
+    data = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    data["proxy"].update({"workers": 2, "max_body_bytes": MAX_BODY, "timeout_seconds": TIMEOUT, **proxy})
+    data["state"]["path"] = str(state_dir / "state.sqlite3")
+    if "users" in data:
+        data["users"]["htpasswd"] = str(state_dir / "htpasswd")
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def start_proxy(tmp: Path, *args: str, config: Path | None = None, **proxy_settings) -> Proxy:
+    """``pagesieve run`` on a free loopback port with the fault injector; waits until it listens."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    config = config or write_config(tmp / "config.yaml", tmp, **proxy_settings)
+    port = free_port()
+    confdir = tmp / "mitmproxy"
+    log = tmp / "proxy.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(INJECT), str(REPO)]), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "pagesieve", "run", "--config", str(config),
+                             "--listen-port", str(port), "--confdir", str(confdir), *args],
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env, cwd=str(tmp))
+    proxy = Proxy(proc, port, confdir, log, config)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"pagesieve run exited with {proc.returncode}:\n{proxy.log_text()}")
+        if "listening at" in proxy.log_text():
+            return proxy
+        time.sleep(0.1)
+    proxy.stop()
+    raise RuntimeError(f"pagesieve run did not start listening in 60 s:\n{proxy.log_text()}")
+
+
+@pytest.fixture(scope="session")
+def routes():
+    return build_routes()
+
+
+@pytest.fixture(scope="session")
+def origin(routes):
+    server = Origin(routes)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def proxy(tmp_path_factory):
+    p = start_proxy(tmp_path_factory.mktemp("proxy"), bypass_hosts=["127.0.0.2"])
+    yield p
+    p.stop()

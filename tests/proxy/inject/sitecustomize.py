@@ -1,0 +1,52 @@
+"""Fault injection for the proxy tests — on sys.path only in the proxy processes the tests start.
+
+A page carrying ``<meta name="pagesieve-test" content="…">`` makes the worker misbehave, so the
+tests can check fail-open end to end through a real ``pagesieve run`` process:
+
+* ``raise``         the ``ignore`` filter raises (the chain's per-filter boundary undoes it);
+* ``raise-outside`` ``Chain.process`` raises outside every filter boundary (the worker reports an error);
+* ``crash``         the worker process dies (``os._exit``);
+* ``slow``          the ``ignore`` filter sleeps 30 s (the proxy's time limit fires).
+
+Nothing here is imported by pagesieve itself.
+"""
+
+import os
+import time
+
+
+def _fault(root):
+    for meta in root.iter("meta"):
+        if meta.get("name") == "pagesieve-test":
+            return meta.get("content")
+    return None
+
+
+def _install():
+    try:
+        from pagesieve.chain import Chain
+        from pagesieve.filters.ignore import IgnoreFilter
+    except Exception:  # noqa: BLE001 - not a pagesieve process: nothing to inject
+        return
+    apply, process = IgnoreFilter.apply, Chain.process
+
+    def faulty_apply(self, page, ctx):
+        fault = _fault(page.root)
+        if fault == "raise":
+            raise RuntimeError("injected fault in the ignore filter")
+        if fault == "crash":
+            os._exit(3)
+        if fault == "slow":
+            time.sleep(30)
+        return apply(self, page, ctx)
+
+    def faulty_process(self, data, **kw):
+        if b'content="raise-outside"' in data:
+            raise RuntimeError("injected fault outside the filters")
+        return process(self, data, **kw)
+
+    IgnoreFilter.apply = faulty_apply
+    Chain.process = faulty_process
+
+
+_install()
