@@ -1,0 +1,170 @@
+"""The filtering addon under mitmproxy's own test helpers (``taddons``, ``tflow``), in process.
+
+The chain runs in a thread pool here (the ``executor`` seam); the worker processes, time limits
+and crashes are covered end to end in ``test_e2e.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from mitmproxy import exceptions
+from mitmproxy.test import taddons, tflow
+
+from pagesieve import config as C
+from pagesieve.proxy_addons import default_addons
+from pagesieve.proxy_addons.filtering import HEADER, media_type, sniff_html, strip_query_param
+from tests.proxy.conftest import AD_PAGE
+
+PAGE = AD_PAGE.encode()
+
+
+@pytest.fixture(scope="module")
+def executor():
+    with ThreadPoolExecutor(2) as ex:
+        yield ex
+
+
+def run(flow, executor, cfg=None, **options):
+    """Configure the addons (options as mitmproxy would set them) and cycle ``flow`` through them."""
+    async def go():
+        addons = default_addons(cfg or C.load(), executor=executor)
+        with taddons.context(*addons) as tctx:
+            try:
+                for addon in addons:
+                    tctx.configure(addon, **options)
+                for addon in addons:
+                    await tctx.cycle(addon, flow)
+            finally:
+                await tctx.master.done()  # uninstalls the master's log handler bound to this loop
+        return flow
+    return asyncio.run(go())
+
+
+def html_flow(body: bytes = PAGE, ctype: str | None = "text/html; charset=utf-8", path: str = "/news", **resp):
+    f = tflow.tflow(resp=tflow.tresp(content=body, **resp))
+    f.request.path = path
+    f.request.host = "news.example"
+    f.response.headers["content-length"] = str(len(body))
+    if ctype is None:
+        f.response.headers.pop("content-type", None)
+    else:
+        f.response.headers["content-type"] = ctype
+    return f
+
+
+def test_html_response_filtered_with_header_and_metadata(executor):
+    f = run(html_flow(), executor)
+    assert f.response.headers[HEADER].startswith("filtered; preset=declutter; ms=")
+    assert b"googletagservices" not in f.response.content and b"rebuild the old harbour" in f.response.content
+    assert f.response.headers["content-type"] == "text/html; charset=utf-8"
+    assert int(f.response.headers["content-length"]) == len(f.response.raw_content)
+    meta = f.metadata["pagesieve"]
+    assert meta["filtered"] and meta["removed_by"]["ads"] >= 1 and meta["removed_by"]["ignore"] >= 2
+
+
+def test_preset_option(executor):
+    f = run(html_flow(), executor, pagesieve_preset="reader")
+    assert "preset=reader" in f.response.headers[HEADER]
+
+
+def test_unknown_preset_option_is_refused():
+    async def go():
+        addons = default_addons(C.load())
+        with taddons.context(*addons) as tctx:
+            with pytest.raises(exceptions.OptionsError, match="unknown preset"):
+                tctx.configure(addons[0], pagesieve_preset="nope")
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize("ctype, body, reason", [
+    ("image/png", b"\x89PNG\r\n\x1a\n\0\0", "not-html"),
+    ("application/json", b'{"a": "<p>"}', "not-html"),
+    ("text/plain", b"<html><p>looks like html</p></html>", "not-html"),
+    (None, b"\x00\x01binary", "not-html"),
+])
+def test_non_html_untouched(executor, ctype, body, reason):
+    f = run(html_flow(body, ctype), executor)
+    assert f.response.raw_content == body
+    assert f.response.headers[HEADER] == f"unfiltered; reason={reason}"
+
+
+def test_missing_type_sniffed_as_html(executor):
+    f = run(html_flow(ctype=None), executor)
+    assert f.response.headers[HEADER].startswith("filtered;")
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda f: setattr(f.response, "status_code", 404), "status-404"),
+    (lambda f: setattr(f.request, "method", "HEAD"), "head"),
+    (lambda f: f.request.headers.__setitem__("range", "bytes=0-10"), "range"),
+    (lambda f: setattr(f.request, "host", "mitm.it"), "own-page"),
+    (lambda f: f.metadata.__setitem__("pagesieve.own_page", True), "own-page"),
+])
+def test_guard_clauses(executor, change, reason):
+    f = html_flow()
+    change(f)
+    f = run(f, executor)
+    assert f.response.content == PAGE
+    assert f.response.headers[HEADER] == f"unfiltered; reason={reason}"
+
+
+def test_bypass_parameter_is_removed_from_the_request(executor):
+    f = run(html_flow(path="/news?a=1&pagesieve=off&b=2"), executor)
+    assert f.request.path == "/news?a=1&b=2"
+    assert f.response.headers[HEADER] == "unfiltered; reason=bypassed"
+
+
+def test_bypass_host_from_profile_and_config(executor, tmp_path):
+    f = html_flow()
+    f.metadata["pagesieve.profile"] = {"bypass": True}
+    assert run(f, executor).response.headers[HEADER] == "unfiltered; reason=bypassed"
+    data = (C.DEFAULT_CONFIG.read_text(encoding="utf-8")
+            .replace("bypass_hosts: []", "bypass_hosts: [example]"))
+    (tmp_path / "c.yaml").write_text(data, encoding="utf-8")
+    cfg = C.load(tmp_path / "c.yaml")
+    f = html_flow()
+    f.request.host = "www.news.example"
+    assert run(f, executor, cfg=cfg).response.headers[HEADER] == "unfiltered; reason=bypassed"
+    f = html_flow()
+    f.request.host = "example.org"  # not a subdomain of "example"
+    assert run(f, executor, cfg=cfg).response.headers[HEADER].startswith("filtered;")
+
+
+def test_profile_overrides_and_preset(executor):
+    f = html_flow()
+    f.metadata["pagesieve.profile"] = {"preset": "reader", "overrides": {"output": {"format": "text"}}}
+    f = run(f, executor)
+    assert "preset=reader" in f.response.headers[HEADER]
+    assert f.response.headers["content-type"].startswith("text/plain")
+
+
+def test_gzip_body_reencoded(executor):
+    f = html_flow()
+    f.response.headers["content-encoding"] = "gzip"
+    f.response.raw_content = gzip.compress(PAGE)
+    f = run(f, executor)
+    assert f.response.headers["content-encoding"] == "gzip"
+    html = gzip.decompress(f.response.raw_content)
+    assert b"rebuild the old harbour" in html and b"googletagservices" not in html
+
+
+def test_content_length_too_large_streams_unfiltered(executor, tmp_path):
+    data = C.DEFAULT_CONFIG.read_text(encoding="utf-8").replace("max_body_bytes: 8000000", "max_body_bytes: 100")
+    (tmp_path / "c.yaml").write_text(data, encoding="utf-8")
+    f = run(html_flow(), executor, cfg=C.load(tmp_path / "c.yaml"))
+    assert f.response.headers[HEADER] == "unfiltered; reason=too-large"
+    assert f.response.stream is True  # decided on the headers: never buffered
+
+
+def test_helpers():
+    assert media_type(tflow.tresp(headers=[(b"content-type", b'text/HTML; Charset="ISO-8859-1"')]).headers) == \
+        ("text/html", "ISO-8859-1")
+    assert sniff_html(b"\xef\xbb\xbf \n<!DOCTYPE html><p>") and sniff_html(b"<!-- c -->")
+    assert not sniff_html(b"{\"a\": 1}") and not sniff_html(b"<htmlx>")
+    assert strip_query_param("/p?pagesieve=off", "pagesieve=off") == ("/p", True)
+    assert strip_query_param("/p?x=pagesieve=off", "pagesieve=off") == ("/p?x=pagesieve=off", False)
+    assert strip_query_param("/p?a=1&pagesieve=off#f", "pagesieve=off") == ("/p?a=1#f", True)
