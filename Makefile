@@ -15,3 +15,5 @@ test: setup
 bench:
 	VENV=$(VENV) EXTRAS=test,bench ./scripts/setup.sh
 	$(VENV)/bin/python benchmarks/bench_chain.py
+	$(VENV)/bin/python benchmarks/bench_proxy.py
+	$(VENV)/bin/python benchmarks/bench_peers.py
