@@ -115,4 +115,8 @@ class ConfigSource:
 
     @property
     def settings(self) -> ProxySettings:
+        # mitmproxy reads every attribute of an addon when it registers it (looking for commands),
+        # before `configure` loaded the file: defaults until then.
+        if self.cfg is None:
+            return ProxySettings()
         return self.cfg.globals.get("proxy") or ProxySettings()

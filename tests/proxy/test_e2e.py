@@ -223,3 +223,34 @@ def test_mitmproxy_onboarding_page_is_not_filtered(client):
     r = client.get("http://mitm.it/")
     assert r.status_code == 200 and "mitmproxy" in r.text.lower()
     assert r.headers.get("x-pagesieve", "unfiltered; reason=own-page") == "unfiltered; reason=own-page"
+
+
+def test_addons_load_in_plain_mitmdump(tmp_path, origin):
+    """`mitmdump -s pagesieve/proxy_addons/script.py`: the same addons, configured by mitmproxy options."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import REPO
+    from tests.proxy.conftest import free_port, write_config
+
+    config = write_config(tmp_path / "config.yaml", tmp_path)
+    port = free_port()
+    exe = Path(sys.executable).with_name("mitmdump")
+    log = tmp_path / "mitmdump.log"
+    proc = subprocess.Popen([str(exe), "-s", str(REPO / "pagesieve/proxy_addons/script.py"), "--listen-host",
+                             "127.0.0.1", "-p", str(port), "--set", f"confdir={tmp_path / 'conf'}",
+                             "--set", f"pagesieve_config={config}", "--set", "pagesieve_preset=reader"],
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while "listening at" not in log.read_text(errors="replace"):
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.1)
+        with httpx.Client(proxy=f"http://127.0.0.1:{port}", trust_env=False, timeout=60) as c:
+            r = c.get(origin.url("/ads.html"))
+        assert r.headers["x-pagesieve"].startswith("filtered; preset=reader"), r.headers.get("x-pagesieve")
+        assert "rebuild the old harbour wall" in r.text and "<script" not in r.text
+    finally:
+        proc.terminate()
+        proc.wait(15)
