@@ -7,9 +7,12 @@ both load exactly this list. The order matters:
 1. :class:`~pagesieve.proxy_addons.options.ConfigSource` declares the ``pagesieve_config`` /
    ``pagesieve_preset`` mitmproxy options and holds the validated configuration; every other
    addon reads ``source.cfg`` (never parses config per request).
-2. identity / per-user addons (they set ``flow.metadata["pagesieve.profile"]`` and
-   ``flow.metadata["pagesieve.own_page"]`` before the response hook).
-3. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
+2. :class:`~pagesieve.proxy_addons.identity.Identity`: who the user is (mitmproxy's proxy
+   authentication with pagesieve's htpasswd validator) and their settings for the request
+   (``flow.metadata["pagesieve.profile"]``).
+3. :class:`~pagesieve.proxy_addons.settings_page.SettingsPage`: answers requests to the settings
+   host itself (``flow.metadata["pagesieve.own_page"]``: never filtered).
+4. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
 """
 
 from __future__ import annotations
@@ -22,10 +25,15 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
     from pagesieve.proxy_addons.filtering import Declutter
+    from pagesieve.proxy_addons.identity import Identity
     from pagesieve.proxy_addons.options import ConfigSource
+    from pagesieve.proxy_addons.settings_page import SettingsPage
 
     source = ConfigSource(cfg)
+    identity = Identity(source)
     return [
         source,
+        identity,
+        SettingsPage(source, identity),
         Declutter(source, executor=executor),
     ]

@@ -54,6 +54,9 @@ SNIFFED_TYPES = frozenset({"", "unknown/unknown", "application/unknown", "*/*"})
 HTML_SIGNATURE = re.compile(
     rb"^(?:\xef\xbb\xbf)?[\t\n\x0c\r ]*(?:<!DOCTYPE HTML|<HTML|<HEAD|<SCRIPT|<IFRAME|<H1|<DIV|<FONT|<TABLE"
     rb"|<A|<STYLE|<TITLE|<B|<BODY|<BR|<P)[ >]|^(?:\xef\xbb\xbf)?[\t\n\x0c\r ]*<!--", re.IGNORECASE)
+#: How long start-up waits for the workers to load their chains (block lists, models) before
+#: serving anyway (pages then wait for a worker, within proxy.timeout_seconds).
+WARM_UP_LIMIT_SECONDS = 120.0
 #: Headers about the original bytes that become wrong once the body changed.
 STALE_HEADERS = ("content-md5", "digest", "repr-digest", "content-digest")
 
@@ -110,9 +113,15 @@ class WorkerPool:
         # spawn, not fork: the proxy runs threads (fork would copy their locks mid-use).
         executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
                                        initializer=init_worker, initargs=self._initargs)
-        for _ in range(self.workers):  # start every worker now; each warms its chain up
-            executor.submit(os.getpid)
+        # Start every worker now; each warms its chain up (lists, models) before its first task.
+        self.warm = [executor.submit(os.getpid) for _ in range(self.workers)]
         return executor
+
+    async def ready(self, limit: float) -> float:
+        """Wait (without blocking the event loop) until every worker is warm; seconds taken."""
+        t0 = time.perf_counter()
+        await asyncio.wait([asyncio.wrap_future(f) for f in self.warm], timeout=limit)
+        return time.perf_counter() - t0
 
     def submit(self, job: Job):
         with self._lock:
@@ -162,9 +171,11 @@ class Declutter:
                 old, self.pool = self.pool, self._new_pool()
                 old.shutdown()
 
-    def running(self) -> None:
+    async def running(self) -> None:
         if self.pool is None and self._executor is None:
             self.pool = self._new_pool()
+            took = await self.pool.ready(WARM_UP_LIMIT_SECONDS)
+            log.info("%d worker processes ready in %.1f s", self.pool.workers, took)
 
     def _new_pool(self) -> WorkerPool:
         cfg = self.source.cfg

@@ -219,7 +219,7 @@ def start_proxy(tmp: Path, *args: str, config: Path | None = None, **proxy_setti
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"pagesieve run exited with {proc.returncode}:\n{proxy.log_text()}")
-        if "listening at" in proxy.log_text():
+        if "worker processes ready" in proxy.log_text():
             return proxy
         time.sleep(0.1)
     proxy.stop()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import os
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -20,6 +22,21 @@ from pagesieve.proxy_addons.filtering import HEADER, media_type, sniff_html, str
 from tests.proxy.conftest import AD_PAGE
 
 PAGE = AD_PAGE.encode()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tmp_state(tmp_path_factory, monkeypatch_module):
+    """Every config loaded here keeps its state (profiles) in a temporary directory."""
+    from tests.proxy.conftest import write_config
+
+    tmp = tmp_path_factory.mktemp("addon")
+    monkeypatch_module.setenv("PAGESIEVE_CONFIG", str(write_config(tmp / "config.yaml", tmp)))
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
 
 
 @pytest.fixture(scope="module")
@@ -122,8 +139,8 @@ def test_bypass_host_from_profile_and_config(executor, tmp_path):
     f = html_flow()
     f.metadata["pagesieve.profile"] = {"bypass": True}
     assert run(f, executor).response.headers[HEADER] == "unfiltered; reason=bypassed"
-    data = (C.DEFAULT_CONFIG.read_text(encoding="utf-8")
-            .replace("bypass_hosts: []", "bypass_hosts: [example]"))
+    data = (Path(os.environ["PAGESIEVE_CONFIG"]).read_text(encoding="utf-8")
+            .replace("bypass_hosts: []", "bypass_hosts:\n  - example"))
     (tmp_path / "c.yaml").write_text(data, encoding="utf-8")
     cfg = C.load(tmp_path / "c.yaml")
     f = html_flow()
@@ -153,7 +170,8 @@ def test_gzip_body_reencoded(executor):
 
 
 def test_content_length_too_large_streams_unfiltered(executor, tmp_path):
-    data = C.DEFAULT_CONFIG.read_text(encoding="utf-8").replace("max_body_bytes: 8000000", "max_body_bytes: 100")
+    data = Path(os.environ["PAGESIEVE_CONFIG"]).read_text(encoding="utf-8").replace("max_body_bytes: 3000000",
+                                                                                  "max_body_bytes: 100")
     (tmp_path / "c.yaml").write_text(data, encoding="utf-8")
     f = run(html_flow(), executor, cfg=C.load(tmp_path / "c.yaml"))
     assert f.response.headers[HEADER] == "unfiltered; reason=too-large"

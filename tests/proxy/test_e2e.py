@@ -244,7 +244,7 @@ def test_addons_load_in_plain_mitmdump(tmp_path, origin):
                             stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
-        while "listening at" not in log.read_text(errors="replace"):
+        while "worker processes ready" not in log.read_text(errors="replace"):
             assert proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
             time.sleep(0.1)
         with httpx.Client(proxy=f"http://127.0.0.1:{port}", trust_env=False, timeout=60) as c:

@@ -1,0 +1,207 @@
+"""Per-user settings through a real proxy with authentication: two users, the settings page, restarts."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+import httpx
+import lxml.html
+import pytest
+import yaml
+
+from tests.proxy.conftest import Origin, start_proxy, write_config
+
+pytestmark = pytest.mark.proxy
+
+SETTINGS = "http://pagesieve.settings/"
+USERS = {"alice": "alice-secret-1", "bob": "bob-secret-22"}
+
+
+def add_user(config: Path, name: str, password: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "pagesieve", "users", "--config", str(config), "add", name,
+                        "--password-stdin"], input=password + "\n", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def browser_form(page_html: str) -> list[tuple[str, str]]:
+    """What a browser submits for the page's form as it is: inputs, checked boxes, selected options."""
+    form = lxml.html.document_fromstring(page_html).forms[0]
+    out = []
+    for el in form.inputs:
+        if el.name is None:
+            continue
+        if el.tag == "select":
+            chosen = [o for o in el.iter("option") if o.get("selected") is not None]
+            opt = chosen[0] if chosen else next(el.iter("option"))
+            out.append((el.name, opt.get("value", opt.text_content())))
+        elif el.get("type") == "checkbox":
+            if el.checked:
+                out.append((el.name, el.get("value") or "on"))
+        else:
+            out.append((el.name, el.get("value") or ""))
+    return out
+
+
+def post(client: httpx.Client, fields: list[tuple[str, str]], headers: dict | None = None) -> httpx.Response:
+    """Post ``fields`` as a browser posts a form (urlencoded, in order, repeated names kept)."""
+    return client.post(SETTINGS, content=urlencode(fields).encode(),
+                       headers={"Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
+
+
+def changed(fields: list[tuple[str, str]], *, drop: tuple[str, ...] = (), **values: str) -> list[tuple[str, str]]:
+    out = [(k, v) for k, v in fields if k not in drop and k.replace(".", "__") not in values]
+    return out + [(k.replace("__", "."), v) for k, v in values.items()]
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory, routes):
+    tmp = tmp_path_factory.mktemp("users")
+    config = write_config(tmp / "config.yaml", tmp)
+    data = yaml.safe_load(config.read_text())
+    data["users"]["auth"] = True
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    for name, pw in USERS.items():
+        add_user(config, name, pw)
+    origin = Origin(routes, host="127.0.0.3")  # outside EasyList's loopback exceptions
+    proxy = start_proxy(tmp / "p", config=config)
+    yield tmp, config, origin, proxy
+    proxy.stop()
+    origin.close()
+
+
+def client_for(proxy, user: str | None) -> httpx.Client:
+    url = proxy.url if user is None else proxy.url.replace("http://", f"http://{user}:{USERS[user]}@")
+    return httpx.Client(proxy=url, trust_env=False, timeout=30, follow_redirects=False)
+
+
+def test_users_command_wrote_bcrypt_htpasswd(setup):
+    tmp, config, _, _ = setup
+    lines = (tmp / "htpasswd").read_text().splitlines()
+    assert [l.split(":")[0] for l in lines] == ["alice", "bob"]
+    assert all(re.match(r"^\w+:\$2[aby]\$12\$", l) for l in lines)
+    assert oct((tmp / "htpasswd").stat().st_mode & 0o777) == "0o600"
+
+
+def test_no_or_wrong_credentials_get_407(setup):
+    _, _, origin, proxy = setup
+    with client_for(proxy, None) as c:
+        assert c.get(origin.url("/ads.html")).status_code == 407
+        assert c.get(SETTINGS).status_code == 407
+    bad = proxy.url.replace("http://", "http://alice:wrong-password@")
+    with httpx.Client(proxy=bad, trust_env=False) as c:
+        assert c.get(SETTINGS).status_code == 407
+
+
+def test_two_users_differ_and_cannot_touch_each_other(setup):
+    _, _, origin, proxy = setup
+    with client_for(proxy, "alice") as a, client_for(proxy, "bob") as b:
+        page = a.get(SETTINGS)
+        assert page.status_code == 200 and page.headers["x-pagesieve"] == "unfiltered; reason=own-page"
+        assert "pagesieve settings for alice" in page.text
+        assert page.headers["content-security-policy"].startswith("default-src 'none'")
+        fields = browser_form(page.text)
+        token = dict(fields)["csrf"]
+        # A bad value: shown back with its error, nothing saved.
+        r = post(a, changed(fields, filters__link_lists__ratio="-1"))
+        assert r.status_code == 400 and "Nothing was saved" in r.text
+        assert "filters.link_lists.ratio = -1.0: expected a number from 0 to 100" in r.text
+        assert 'aria-invalid=true' in r.text
+        assert a.get(origin.url("/ads.html")).headers["content-type"].startswith("text/html")
+        # Alice: no link-list remover, text output.
+        r = post(a, changed(fields, drop=("chain.link_lists",), output__format="text"))
+        assert r.status_code == 303 and r.headers["location"] == "/?saved=1"
+        assert "Settings saved." in a.get(SETTINGS + "?saved=1").text
+        ra, rb = a.get(origin.url("/ads.html")), b.get(origin.url("/ads.html"))
+        assert ra.headers["content-type"].startswith("text/plain")
+        assert "Harbour wall to be rebuilt" in ra.text and "Weather" in ra.text  # the menu stayed
+        assert rb.headers["content-type"].startswith("text/html")
+        assert lxml.html.document_fromstring(rb.content).get_element_by_id("menu", None) is None
+        # Alice cannot read or write Bob's profile.
+        assert a.get(SETTINGS + "?user=bob").status_code == 403
+        assert post(a, changed(fields, user="bob", output__format="text")).status_code == 403
+        assert post(a, changed(fields, drop=("csrf",))).status_code == 403
+        assert post(a, changed(fields, csrf="0" * 64)).status_code == 403
+        bob_fields = browser_form(b.get(SETTINGS).text)
+        assert dict(bob_fields)["csrf"] != token
+        # Bob's token does not work for Alice either (it is bound to the user).
+        assert post(a, changed(fields, csrf=dict(bob_fields)["csrf"])).status_code == 403
+        # A header cannot claim an identity.
+        r = a.get(SETTINGS, headers={"X-Pagesieve-User": "bob", "X-Forwarded-User": "bob"})
+        assert "pagesieve settings for alice" in r.text
+        # A cross-site post (another Origin) is refused even with the right token.
+        r = post(a, fields, {"Origin": "http://evil.example"})
+        assert r.status_code == 403
+        # Bob still has the defaults.
+        assert b.get(origin.url("/ads.html")).headers["content-type"].startswith("text/html")
+        assert ("output.format", "html") in bob_fields
+
+
+def test_per_site_rule(setup):
+    _, _, origin, proxy = setup
+    with client_for(proxy, "bob") as b:
+        fields = browser_form(b.get(SETTINGS).text)
+        r = post(b, changed(fields, site__new__host="not a host", site__new__bypass="on"))
+        assert r.status_code == 400 and "not a valid host name" in r.text
+        r = post(b, changed(fields, site__new__host="127.0.0.3", site__new__preset="reader"))
+        assert r.status_code == 303
+        assert b.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered; preset=reader")
+        fields = browser_form(b.get(SETTINGS).text)
+        assert ("site.0.host", "127.0.0.3") in fields and ("site.0.preset", "reader") in fields
+        assert post(b, changed(fields, site__0__bypass="on")).status_code == 303
+        assert b.get(origin.url("/ads.html")).headers["x-pagesieve"] == "unfiltered; reason=bypassed"
+        with client_for(proxy, "alice") as a:  # Bob's rule is Bob's
+            assert a.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered; preset=declutter")
+        fields = browser_form(b.get(SETTINGS).text)
+        assert post(b, changed(fields, site__0__remove="on")).status_code == 303
+        assert b.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered; preset=declutter")
+
+
+def test_settings_survive_a_restart(setup):
+    tmp, config, origin, proxy = setup
+    proxy.stop()
+    again = start_proxy(tmp / "p2", config=config)
+    try:
+        with client_for(again, "alice") as a, client_for(again, "bob") as b:
+            assert a.get(origin.url("/ads.html")).headers["content-type"].startswith("text/plain")
+            assert b.get(origin.url("/ads.html")).headers["content-type"].startswith("text/html")
+            page = a.get(SETTINGS).text
+            assert ("output.format", "text") in browser_form(page)
+            assert "chain.link_lists" not in dict(browser_form(page))
+    finally:
+        again.stop()
+
+
+def test_settings_page_in_chromium(setup, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.proxy.test_browser import CHROMIUM
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed")
+    tmp, config, origin, _ = setup
+    proxy = start_proxy(tmp / "p3", config=config)
+    try:
+        with sync_api.sync_playwright() as p:
+            args = ["--disable-background-networking", "--no-first-run", "--proxy-bypass-list=<-loopback>"]
+            if os.geteuid() == 0:
+                args.append("--no-sandbox")
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args,
+                                        proxy={"server": proxy.url, "username": "bob", "password": USERS["bob"]})
+            page = browser.new_page()
+            page.goto(SETTINGS)
+            assert page.get_by_role("heading", name="pagesieve settings for bob").is_visible()
+            page.get_by_label("link_lists", exact=True).uncheck()
+            page.get_by_label("Preset", exact=True).select_option("reader")
+            with page.expect_navigation():
+                page.get_by_role("button", name="Save settings").click()
+            assert page.url.endswith("/?saved=1"), page.content()[:3000]
+            assert page.get_by_role("status").inner_text() == "Settings saved."
+            response = page.goto(origin.url("/ads.html"))
+            assert response.headers["x-pagesieve"].startswith("filtered; preset=reader")
+            assert page.locator("#menu").count() == 0 and page.get_by_text("Harbour wall to be rebuilt").count() == 1
+            browser.close()
+    finally:
+        proxy.stop()
