@@ -1,0 +1,121 @@
+"""Profiles (overrides only, validated, versioned schema) and the `pagesieve users` command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from pagesieve import config as C
+from pagesieve import state
+from pagesieve.profiles import MIGRATIONS, Profile, ProfileError, ProfileStore, SiteRule
+from pagesieve.proxy_addons.settings_page import Form
+from tests.conftest import REPO
+
+
+def load_cfg(tmp_path, **filters):
+    data = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    data["state"]["path"] = str(tmp_path / "state.sqlite3")
+    data["users"]["htpasswd"] = str(tmp_path / "htpasswd")
+    for key, value in filters.items():
+        name, field = key.split("__")
+        data["filters"][name][field] = value
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return C.load(path), path
+
+
+def test_profile_stores_only_overrides_and_follows_changed_defaults(tmp_path):
+    cfg, _ = load_cfg(tmp_path)
+    form = Form(cfg)
+    values = form.values(Profile("ann"), None)  # the form as shown; posted unchanged it stores nothing
+    posted: dict[str, list[str]] = {"shown_preset": ["declutter"]}
+    for key, item in form._items():
+        v = values[key]
+        if item["type"] is bool:
+            if v:
+                posted[key] = ["on"]
+        else:
+            posted[key] = [", ".join(v) if isinstance(v, (list, tuple)) else "" if v is None else str(v)]
+    for name in values["chain"]:
+        posted[f"chain.{name}"] = ["on"]
+    profile = form.parse("ann", posted, None)
+    assert profile.overrides == {} and profile.toggles == {} and profile.preset is None
+    posted["filters.link_lists.ratio"] = ["0.5"]
+    profile = form.parse("ann", posted, None)
+    assert profile.overrides == {"filters.link_lists.ratio": 0.5}
+    store = ProfileStore(cfg)
+    store.save(profile)
+    store.close()
+    # The operator changes another default: it reaches ann, whose own change stays.
+    cfg2, _ = load_cfg(tmp_path, empty_tables__min_chars=77)
+    store = ProfileStore(cfg2)
+    eff = store.effective("ann", "news.example")
+    spec = cfg2.resolve(None, eff["overrides"])
+    assert spec.settings_of("link_lists").ratio == 0.5 and spec.settings_of("empty_tables").min_chars == 77
+    store.close()
+
+
+def test_bad_values_are_refused_with_every_key(tmp_path):
+    cfg, _ = load_cfg(tmp_path)
+    store = ProfileStore(cfg)
+    bad = Profile("ann", preset="nope", overrides={"filters.link_lists.ratio": -1, "output.format": "pdf"},
+                  toggles={"no_such_filter": True}, sites={"example.org": SiteRule(preset="nope2")})
+    with pytest.raises(ProfileError) as err:
+        store.save(bad)
+    assert set(err.value.errors) == {"preset", "filters.link_lists.ratio", "output.format", "chain.no_such_filter",
+                                     "sites.example.org"}
+    assert store.get("ann") == Profile("ann")  # nothing saved
+    store.close()
+
+
+def test_site_rules_longest_match_and_bypass(tmp_path):
+    cfg, _ = load_cfg(tmp_path)
+    store = ProfileStore(cfg)
+    store.save(Profile("ann", sites={"example.org": SiteRule(bypass=True),
+                                     "news.example.org": SiteRule(preset="reader")}))
+    assert store.effective("ann", "www.example.org")["bypass"] is True
+    assert store.effective("ann", "a.news.example.org")["preset"] == "reader"
+    assert store.effective("ann", "example.com")["bypass"] is False
+    assert store.effective("bob", "www.example.org")["bypass"] is False  # ann's rules are ann's
+    store.close()
+
+
+def test_schema_is_versioned_and_a_newer_database_is_refused(tmp_path):
+    cfg, _ = load_cfg(tmp_path)
+    ProfileStore(cfg).close()
+    conn = state.connect(cfg.globals["state"].path)
+    assert state.version(conn, "profiles") == len(MIGRATIONS)
+    conn.execute("UPDATE schema_version SET version = ? WHERE component = 'profiles'", (len(MIGRATIONS) + 1,))
+    conn.close()
+    with pytest.raises(C.ConfigError, match="newer than this pagesieve knows"):
+        ProfileStore(cfg)
+
+
+def users_cli(config, *args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "pagesieve", "users", "--config", str(config), *args],
+                          input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_users_command(tmp_path):
+    cfg, path = load_cfg(tmp_path)
+    assert users_cli(path, "add", "ann", "--password-stdin", stdin="short\n").returncode != 0
+    r = users_cli(path, "add", "ann", "--password-stdin", stdin="long enough pw\n")
+    assert r.returncode == 0, r.stderr
+    r = users_cli(path, "add", "ann", "--password-stdin", stdin="another pw 123\n")
+    assert r.returncode != 0 and "already exists" in r.stderr and "Traceback" not in r.stderr
+    assert users_cli(path, "add", "bad name!", "--password-stdin", stdin="long enough pw\n").returncode != 0
+    assert users_cli(path, "add", "bo", "--password-stdin", stdin="long enough pw\n").returncode == 0
+    assert users_cli(path, "list").stdout.split() == ["ann", "bo"]
+    store = ProfileStore(cfg)
+    store.save(Profile("ann", preset="reader"))
+    store.close()
+    r = users_cli(path, "remove", "ann")
+    assert r.returncode == 0 and "saved settings" in r.stdout
+    assert users_cli(path, "list").stdout.split() == ["bo"]
+    store = ProfileStore(cfg)
+    assert store.get("ann") == Profile("ann")
+    store.close()
+    assert users_cli(path, "remove", "ann").returncode != 0
