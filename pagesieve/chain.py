@@ -42,7 +42,7 @@ class RunState:
     #: Per-site memory for filters that learn across pages (None offline without a store).
     store: Any = None
     _link_order: dict | None = None
-    _base_chars: int | None = None
+    _guard: tuple[HtmlElement, int] | None = None
 
     def link_position(self, a: HtmlElement) -> int:
         if self._link_order is None:
@@ -50,9 +50,23 @@ class RunState:
         return self._link_order.get(a, 1 << 30)
 
     def guard_base(self) -> tuple[HtmlElement, int]:
-        """The text the loss guard protects: the article if known, else the body."""
+        """The text the loss guard protects: the article if known, else the body, and its size.
+
+        Measured once and then kept up to date by :meth:`settle` while filters only remove
+        (measuring the body's text is a walk over the whole page, per filter otherwise)."""
         node = self.article if self.article is not None else dom.body_of(self.root)
-        return node, dom.text_len(node)
+        if self._guard is None or self._guard[0] is not node:
+            self._guard = (node, dom.text_len(node))
+        return self._guard
+
+    def settle(self, ops: list[tuple], lost_chars: int) -> None:
+        """A filter's changes stayed: keep the measured guard size exact, or forget it."""
+        if self._guard is None or not ops:
+            return
+        if all(op[0] in ("remove", "attr") for op in ops):
+            self._guard = (self._guard[0], max(0, self._guard[1] - lost_chars))
+        else:  # text set, nodes inserted or replaced, the article moved: measure again when asked
+            self._guard = None
 
 
 class FilterContext:
@@ -290,6 +304,8 @@ class Chain:
                         ctx.note("revert", reason="would remove nearly all of the article text; its removals are undone",
                                  measured={"article_text_lost": round(loss, 3)},
                                  threshold={"max_article_loss": self.safety.max_article_loss})
+            if status == "ok":
+                state.settle(ctx._ops, ctx.lost_chars)
             stats.append({"filter": flt.name, "ms": round((time.perf_counter() - t0) * 1000, 3),
                           "removed": ctx.removed if status == "ok" else 0, "status": status})
         return state, stats
