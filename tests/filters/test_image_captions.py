@@ -1,0 +1,281 @@
+"""Image-caption relevance by named entities (the real spaCy model, real sentences)."""
+
+import json
+import logging
+import re
+import subprocess
+import sys
+
+import pytest
+
+from pagesieve import dom
+from pagesieve.nlp import entities as nlp
+from tests.conftest import REPO, run_filters
+
+STORY = """<html><head><title>Merkel and Macron meet in Berlin</title></head><body>
+<div id=nav><a href=/>Home</a></div>
+<div id=story>
+<h1>Merkel and Macron agree on a plan for the euro zone</h1>
+<p>Angela Merkel welcomed Emmanuel Macron to Berlin on Tuesday for talks on the future of the
+European Union. The German chancellor and the French president spent the afternoon at the
+Chancellery, where their advisers had prepared a joint paper on the euro zone budget.</p>
+<figure id=photo><img id=photo-img src=merkel-macron.jpg alt="">
+<figcaption>Angela Merkel and Emmanuel Macron at the Chancellery in Berlin.</figcaption></figure>
+<p>Macron arrived from Paris in the morning and went straight to the Bundestag, where he spoke
+with Wolfgang Schäuble about the banking union. Merkel joined them later. Officials in Brussels
+said the European Commission would study the proposal before the summit in June.</p>
+<div id=box><a id=shop href=https://shop.example/><img id=shoes src=sneakers.jpg></a>
+<p id=shoes-text>AD_CAPTION</p></div>
+<p>Merkel told reporters in Berlin that France and Germany would present the plan together.
+Macron said that Paris was ready to move quickly, and that he would meet Merkel again in
+Brussels next month. Schäuble, speaking for the Bundestag, called the talks useful.</p>
+<p id=bare-p><img id=bare src=photo-2.jpg></p>
+</div>
+<div id=footer>Copyright</div>
+</body></html>"""
+BRANDS = "Nike and Adidas running shoes: save 40% at Foot Locker this weekend only."
+CHAIN = [("article", {}), ("image_captions", {})]
+
+
+def page_with(ad_caption=BRANDS, story=STORY):
+    return story.replace("AD_CAPTION", ad_caption)
+
+
+def by_id(page, ident):
+    return page.root.get_element_by_id(ident, None)
+
+
+def decisions(state):
+    return {e["node"]: e for e in state.record if e["filter"] == "image_captions"}
+
+
+def run(html, **settings):
+    return run_filters([("article", {}), ("image_captions", settings)], html)
+
+
+def test_related_photo_kept_unrelated_ad_and_uncaptioned_image_removed():
+    page, state, _ = run(page_with())
+    d = decisions(state)
+    assert by_id(page, "photo-img") is not None and by_id(page, "photo") is not None
+    photo = d["img#photo-img"]
+    assert photo["action"] == "keep" and photo["measured"]["score"] >= photo["threshold"]["min_similarity"] == 0.2
+    assert photo["measured"]["caption_entities"] == {"angela merkel": 1, "emmanuel macron": 1, "berlin": 1}
+    # "Merkel" and "Macron" alone in the text count for the full names
+    assert list(photo["measured"]["article_entities"])[:2] in (["angela merkel", "emmanuel macron"],
+                                                                 ["emmanuel macron", "angela merkel"])
+    # the ad: its link had nothing but the image, so the link goes; the ad's text is left to other filters
+    assert by_id(page, "shoes") is None and by_id(page, "shop") is None and by_id(page, "shoes-text") is not None
+    ad = d["a#shop"]
+    assert ad["action"] == "remove" and ad["measured"]["score"] == 0.0
+    assert {"nike", "adidas"} <= set(ad["measured"]["caption_entities"])
+    assert not set(ad["measured"]["caption_entities"]) & set(ad["measured"]["article_entities"])
+    bare = d["img#bare"]
+    assert by_id(page, "bare") is None and by_id(page, "bare-p") is not None
+    assert bare["action"] == "remove" and bare["measured"]["caption_chars"] == 0
+
+
+# Scores measured with en_core_web_sm 3.8.0 on STORY; the default threshold 0.2 sits between them.
+@pytest.mark.parametrize("caption, kept_at_default", [
+    ("Emmanuel Macron arrives in Paris.", True),                           # 0.61
+    ("Wolfgang Schäuble and Angela Merkel.", True),                        # 0.51
+    ("Officials of the European Commission in Brussels.", True),          # 0.30
+    ("Book your flight to Paris with Air France and Expedia.", False),    # 0.17: one shared place of three
+    ("Toyota and Honda dealers in Ohio cut prices on the Corolla and Civic.", False),  # 0.0
+])
+def test_threshold_both_sides(caption, kept_at_default):
+    page, state, _ = run(page_with(caption))
+    entry = decisions(state).get("a#shop") or decisions(state)["img#shoes"]
+    score = entry["measured"]["score"]
+    assert (by_id(page, "shoes") is not None) is kept_at_default
+    assert (score >= 0.2) is kept_at_default
+    # the same page with the threshold just above / below the measured score flips the decision
+    page, _, _ = run(page_with(caption), min_similarity=min(1.0, score + 0.01))
+    assert by_id(page, "shoes") is None
+    if score > 0:
+        page, _, _ = run(page_with(caption), min_similarity=score - 0.01)
+        assert by_id(page, "shoes") is not None
+
+
+def test_keep_uncaptioned_setting():
+    page, state, _ = run(page_with(), keep_uncaptioned=True)
+    assert by_id(page, "bare") is not None and "img#bare" not in decisions(state)
+
+
+def test_caption_without_entities_cannot_be_judged_and_is_kept():
+    html = page_with("Comfortable running shoes, now on sale this weekend only.")
+    page, state, _ = run(html)
+    entry = decisions(state)["img#shoes"]
+    assert by_id(page, "shoes") is not None and entry["action"] == "keep"
+    assert entry["reason"] == "caption has no named entity; similarity cannot be measured"
+    page, _, _ = run(html, keep_without_entities=False)
+    assert by_id(page, "shoes") is None
+
+
+@pytest.mark.parametrize("markup, caption", [
+    # first parent block's text + figcaption (outside that block) + alt + title, each once
+    ('<figure id=f><div><img id=i src=x.jpg alt="Nike shoes" title="Adidas"></div>'
+     '<figcaption>Sale at Foot Locker</figcaption></figure>', "Sale at Foot Locker Nike shoes Adidas"),
+    ('<div class=promo><img id=i src=x.jpg alt="Nike">Nike sale at Foot Locker</div>', "Nike sale at Foot Locker"),
+    ('<p><img id=i src=x.jpg title="Nike store in Ohio"></p>', "Nike store in Ohio"),
+])
+def test_what_counts_as_caption(markup, caption):
+    page, state, _ = run(page_with().replace('<p id=bare-p><img id=bare src=photo-2.jpg></p>', markup))
+    entry = next(e for e in state.record if e["filter"] == "image_captions" and "caption" in e.get("measured", {})
+                 and e["measured"]["caption"] != BRANDS and "Angela" not in e["measured"]["caption"])
+    assert entry["measured"]["caption"] == caption
+
+
+def test_block_holding_most_of_the_article_is_not_a_caption():
+    paras = re.findall(r"<p>.*?</p>", STORY, re.S)
+    html = ("<html><body><div id=story><div id=body>" + "".join(paras) + '<img id=i src=x.jpg alt="Toyota">'
+            "</div><p>Short.</p></div></body></html>")
+    page, state, _ = run(html)
+    entry = decisions(state)["img#i"]
+    assert entry["measured"]["caption"] == "Toyota" and entry["action"] == "remove"
+
+
+def test_figure_goes_whole_and_a_link_with_text_stays():
+    html = page_with().replace('<p id=bare-p><img id=bare src=photo-2.jpg></p>',
+                               '<figure id=f2><img id=f2-img src=c.jpg><figcaption>Coca-Cola and Pepsi at Walmart'
+                               '</figcaption></figure><p id=lp><a id=tl href=/deal><img id=li src=d.jpg alt="Toyota">'
+                               'Toyota deals in Ohio</a></p>')
+    page, state, _ = run(html)
+    assert by_id(page, "f2") is None  # no dangling figcaption
+    assert decisions(state)["figure#f2"]["measured"]["removed"] == "figure#f2"
+    assert by_id(page, "li") is None and by_id(page, "tl") is not None  # the link keeps its text
+    assert dom.text_of(by_id(page, "tl")) == "Toyota deals in Ohio"
+
+
+def test_no_article_no_judgement():
+    html = "<html><body><p>Angela Merkel in Berlin.</p><img id=i src=x.jpg></body></html>"
+    page, state, _ = run_filters([("image_captions", {})], html)
+    assert by_id(page, "i") is not None
+    assert [e["reason"] for e in state.record] == ["no article detected; images are not judged"]
+
+
+def test_ner_runs_once_per_page_and_not_without_captioned_images(monkeypatch):
+    calls = []
+    real = nlp.mentions
+
+    def counting(model, texts, **kw):
+        calls.append(list(texts))
+        return real(model, texts, **kw)
+
+    monkeypatch.setattr(nlp, "mentions", counting)
+    run(page_with())
+    assert len(calls) == 1 and len(calls[0]) == 3  # article text + two captions, one pipe call
+    article_text = calls[0][0]
+    assert "Nike" not in article_text and "Chancellery in Berlin." not in article_text  # captions left out
+    calls.clear()
+    no_captions = page_with().replace('<figcaption>Angela Merkel and Emmanuel Macron at the Chancellery in Berlin.'
+                                      '</figcaption>', "").replace(f"<p id=shoes-text>{BRANDS}</p>", "")
+    page, state, _ = run(no_captions)
+    assert calls == [] and by_id(page, "photo-img") is None and by_id(page, "shoes") is None
+
+
+def test_article_text_is_a_bounded_prefix(monkeypatch):
+    calls = []
+    real = nlp.mentions
+    monkeypatch.setattr(nlp, "mentions", lambda m, t, **kw: calls.append(t) or real(m, t, **kw))
+    _, state, _ = run(page_with(), max_article_chars=120)
+    assert len(calls[0][0]) == 120
+    photo = decisions(state)["img#photo-img"]
+    assert "brussels" not in photo["measured"]["article_entities"]  # named only after the first 120 characters
+
+
+def test_other_language_article_is_not_judged():
+    italian = ("<html><body><div id=story>" + "<p>Il governo di Roma ha detto che la riforma sarà presentata "
+               "alla Camera dei deputati nella prossima settimana, e che il presidente Sergio Mattarella non ha "
+               "ancora firmato il decreto per le regioni del nord.</p>" * 4 +
+               "<figure><img id=i src=x.jpg><figcaption>Nike e Adidas da Foot Locker</figcaption></figure>"
+               "</div></body></html>")
+    page, state, _ = run(italian)
+    assert by_id(page, "i") is not None
+    skip = next(e for e in state.record if e["filter"] == "image_captions")
+    assert skip["action"] == "skip" and skip["measured"]["language"] == "it"
+    page, _, _ = run(italian, same_language=False)
+    assert by_id(page, "i") is None
+
+
+def test_bogus_model_disables_the_filter_with_one_log_line(caplog):
+    name = "xx_bogus_model_for_image_captions"
+    with caplog.at_level(logging.INFO, logger="pagesieve.nlp"):
+        page, state, stats = run(page_with(), model=name)
+        run(page_with(), model=name, min_similarity=0.5)  # another instance: no second line
+    lines = [r.getMessage() for r in caplog.records if r.name == "pagesieve.nlp"]
+    assert len(lines) == 1 and name in lines[0] and "pip install -r requirements-model.txt" in lines[0]
+    assert stats[-1]["status"] == "ok" and stats[-1]["removed"] == 0
+    assert all(by_id(page, i) is not None for i in ("photo-img", "shoes", "bare"))
+    note = [e for e in state.record if e["filter"] == "image_captions"]
+    assert len(note) == 1 and note[0]["reason"].startswith("filter disabled: spaCy model ")
+
+
+def test_explain_from_the_command_line(tmp_path):
+    src = tmp_path / "story.html"
+    src.write_text(page_with())
+    r = subprocess.run([sys.executable, "-m", "pagesieve", "filter", "--preset", "declutter", "--explain", str(src)],
+                       capture_output=True, timeout=300, cwd=REPO)
+    assert r.returncode == 0, r.stderr[-2000:]
+    record = json.loads(r.stderr[r.stderr.index(b"{"):])["record"]
+    mine = {e["node"]: e for e in record if e["filter"] == "image_captions"}
+    assert mine["img#photo-img"]["action"] == "keep"
+    assert mine["a#shop"]["action"] == "remove" and mine["img#bare"]["action"] == "remove"
+    for e in (mine["img#photo-img"], mine["a#shop"]):
+        assert set(e["measured"]) >= {"score", "caption_entities", "article_entities"}
+        assert e["threshold"] == {"min_similarity": 0.2}
+    assert b"Angela Merkel and Emmanuel Macron at the Chancellery" in r.stdout and b"sneakers.jpg" not in r.stdout
+
+
+WORD = re.compile(r"\w+")
+IGNORE = ("ignore", {"non_link_images": False, "image_links": False})
+
+
+def _words(top):
+    """The words of ``top`` as a browser shows them: text nodes joined, block elements apart
+    (``dom.text_of`` joins "iFixit</figcaption></figure>This" into one word)."""
+    parts, stack = [], [(top, False)]
+    while stack:
+        el, closing = stack.pop()
+        block = isinstance(el.tag, str) and el.tag in dom.BLOCK_TAGS
+        if closing:
+            parts.append(" " if block else "")
+            if el is not top and el.tail:
+                parts.append(el.tail)
+            continue
+        stack.append((el, True))
+        if not isinstance(el.tag, str) or el.tag in ("script", "style", "template"):
+            continue
+        parts.append((" " if block else "") + (el.text or ""))
+        stack.extend((c, False) for c in reversed(el))
+    return set(WORD.findall("".join(parts).casefold()))
+
+
+@pytest.mark.parametrize("finder", ["main_content", "article"])
+def test_corpus_pages_with_captioned_images_lose_no_article_text(corpus, finder):
+    """Article text = the body's text after the same chain without image_captions. The filter may
+    take away images, image-only links and figures (their figcaption: the removed image's own
+    caption), nothing else: every token lost must be a token of a <figcaption>."""
+    judged = 0
+    for pid, path, _ in corpus:
+        html = path.read_bytes()
+        before, _, _ = run_filters([IGNORE, (finder, {})], html)
+        after, state, stats = run_filters([IGNORE, (finder, {}), ("image_captions", {})], html)
+        mine = [e for e in state.record if e["filter"] == "image_captions"]
+        if not any("caption" in e.get("measured", {}) for e in mine):
+            continue
+        judged += 1
+        assert stats[-1]["status"] == "ok", (pid, stats[-1])
+        lost = _words(dom.body_of(before.root)) - _words(dom.body_of(after.root))
+        captions = set().union(*(_words(c) for c in before.root.iter("figcaption")))
+        assert lost <= captions, (pid, sorted(lost - captions)[:20])
+    assert judged >= 20  # measured: 44 pages with main_content; see the report
+
+
+def test_captions_removed_by_main_content_still_judge_their_images():
+    """In `reader`, main_content takes captions out of the text; it hands them on, so the photo is
+    still judged by its caption (and kept) instead of being removed as uncaptioned."""
+    page, state, _ = run_filters([("main_content", {}), ("image_captions", {})], page_with())
+    assert page.root.find(".//figcaption") is None  # main_content removed the caption text
+    assert by_id(page, "photo-img") is not None
+    photo = decisions(state)["img#photo-img"]
+    assert photo["measured"]["score"] >= 0.2

