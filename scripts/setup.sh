@@ -21,6 +21,16 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
+# 1b. axe-core for the accessibility tests (tests/a11y, pinned in its package-lock.json); they skip without it.
+if [ ! -d tests/a11y/node_modules/axe-core ]; then
+  if command -v node >/dev/null && command -v npm >/dev/null; then
+    echo "setup: installing axe-core with npm ci --prefix tests/a11y" >&2
+    npm ci --prefix tests/a11y --no-audit --no-fund >/dev/null
+  else
+    echo "setup: node/npm not found: tests/a11y (axe-core) will be skipped" >&2
+  fi
+fi
+
 # 2. A Python >= 3.12 (mitmproxy 11.1+ requires it).
 find_python() {
   for p in python3.13 python3.12 python3 $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[23]*/bin/python3 2>/dev/null); do

@@ -24,9 +24,11 @@ Each part is a setting; in the order they run:
 * ``motion`` — WCAG 2.2.2 Pause, Stop, Hide (axe ``marquee``, ``blink``): ``<marquee>`` and
   ``<blink>`` become a plain ``<span>`` (``<div>`` around blocks) with the same content.
 * ``aria_hidden`` — WCAG 4.1.2 (axe ``aria-hidden-focus``, ``aria-hidden-body``): ``aria-hidden=
-  "true"`` is dropped from elements that hold focusable content or at least
-  ``aria_hidden_min_chars`` characters of text (content a screen reader would otherwise miss while
-  a keyboard can reach it); icons and other small decorations keep it.
+  "true"`` is dropped from elements that hold at least ``aria_hidden_min_chars`` characters of
+  text, or focusable content with some text (content a screen reader would otherwise miss while a
+  keyboard can reach it); icons and other small decorations keep it, and focusable ones without
+  any text (an icon link beside its text link) leave the tab order (``tabindex=-1``) instead:
+  exposed, they would be links without a name (axe ``link-name``).
 * ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
   ``<div>`` blocks in reading order (row by row), its content untouched.
@@ -38,13 +40,17 @@ Each part is a setting; in the order they run:
   high: spacers and tracking pixels), else its figure's caption, else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
-  describes nothing and is removed, so figure and caption survive filtering together.
+  describes nothing and is removed, so figure and caption survive filtering together. A figure
+  with other text left (a poem, a quotation in ``<p>``) keeps its caption.
 * ``main_landmark`` — WCAG 1.3.1/2.4.1 (axe ``landmark-one-main``, ``landmark-no-duplicate-main``):
   exactly one ``<main>``. An existing ``<main>`` (or ``role=main``) holding the detected article
   (``ctx.article``, from ``article`` or a reader algorithm) is kept; else the article is wrapped in
-  a new ``<main>``. With no article (or the whole body as article) the body's content is wrapped,
+  a new ``<main>`` (an article that is a table cell or list item gets the ``<main>`` inside it, one
+  that is a table row or section the whole table: a table or list must keep its structure). With
+  no article (or the whole body as article) the body's content is wrapped,
   leaving out the leading banners/navigation (``<header>``, ``<nav>``, ``role=banner|navigation|
-  search``) and the trailing footers/asides and the removed-links list. Other mains become ``<div>``.
+  search``) and the trailing footers/asides and the removed-links list (text after the last block
+  stays inside). Other mains become ``<div>``.
 * ``headings`` — WCAG 1.3.1/2.4.6 (axe ``page-has-heading-one``, ``heading-order``): one ``<h1>``
   (the first inside ``<main>``, else the first on the page; other ``<h1>`` become ``<h2>``; with
   none, the first highest heading in ``<main>`` is promoted, or — ``title_heading`` — the title is
@@ -59,6 +65,10 @@ Each part is a setting; in the order they run:
 * ``removed_links_nav`` — the removed-links list (``removed_links`` filter) is a labelled
   ``<nav>`` after ``<main>``: found by its ``id``/``class``/label, labelled if it is not, moved to
   the end of the body if it is not after ``<main>``.
+* ``link_underline`` — WCAG 1.4.1 Use of Color (axe ``link-in-text-block``): links in ``<main>`` and
+  in paragraphs, quotes and captions are underlined (``LINK_STYLE``, in the same ``<style>``), since
+  a reader chain keeps the site's style sheet but not always the ancestors its link colours
+  depended on.
 
 Structural edits happen on one :meth:`~pagesieve.chain.FilterContext.checkpoint` copy of the
 body (undoable as a whole); each one is recorded with ``ctx.note`` and removals go through
@@ -84,6 +94,10 @@ SKIP_CLASS = "pagesieve-skip"
 #: Visually hidden until focused (the WebAIM "skip navigation links" pattern).
 SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}}"
               f".{SKIP_CLASS}:focus{{position:static;left:auto;width:auto;height:auto;overflow:visible}}")
+#: Links in running text told apart by more than colour (WCAG 1.4.1, axe link-in-text-block): a
+#: reader chain keeps the site's style sheet but not the ancestors its link colours depended on.
+#: Running text is often a <div> (no CSS selector tells it apart): every link in <main> is underlined.
+LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decoration:underline !important}"
 REMOVED_LINKS_LABEL = "Links removed from this page"
 
 # BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
@@ -91,10 +105,13 @@ VALID_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 MAINS = etree.XPath(".//main | .//*[@role='main']")
 ARIA_HIDDEN = etree.XPath(".//*[translate(normalize-space(@aria-hidden),'TRUE','true')='true']")
+#: Focusable elements, the node itself included (axe aria-hidden-focus: an aria-hidden link is a trap too).
 FOCUSABLE = etree.XPath(
-    ".//a[@href] | .//button | .//input[not(translate(@type,'HIDEN','hiden')='hidden')] | .//select | "
-    ".//textarea | .//iframe | .//*[@tabindex and not(starts-with(normalize-space(@tabindex),'-'))] | "
-    ".//*[translate(@contenteditable,'TRUE','true')='true' or @contenteditable='']")
+    "descendant-or-self::a[@href] | descendant-or-self::button | "
+    "descendant-or-self::input[not(translate(@type,'HIDEN','hiden')='hidden')] | descendant-or-self::select | "
+    "descendant-or-self::textarea | descendant-or-self::iframe | "
+    "descendant-or-self::*[@tabindex and not(starts-with(normalize-space(@tabindex),'-'))] | "
+    "descendant-or-self::*[translate(@contenteditable,'TRUE','true')='true' or @contenteditable='']")
 POSITIVE_TABINDEX = etree.XPath(".//*[@tabindex and number(@tabindex) > 0]")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 FIXED_STYLE = re.compile(r"position\s*:\s*(fixed|sticky)", re.I)
@@ -122,6 +139,12 @@ TRAILING = frozenset({"footer", "nav", "aside"})
 LEADING_ROLES = frozenset({"banner", "navigation", "search"})
 TRAILING_ROLES = frozenset({"contentinfo", "navigation", "complementary"})
 TABLE_PARTS = ("tbody", "thead", "tfoot", "tr", "td", "th", "caption")
+#: An article that is one of these keeps its place (a <main> around it would break the table or
+#: list: the HTML parser moves a <main> out of a <tr>, axe ``list`` fails on a <ul> holding one):
+#: the <main> goes inside it, around its content.
+MAIN_INSIDE = frozenset({"td", "th", "li", "dt", "dd", "caption"})
+#: An article that is one of these is a part of a table: the whole table is wrapped.
+TABLE_ROWS = frozenset({"tr", "tbody", "thead", "tfoot"})
 #: Attributes that mean something only on a table (dropped when it becomes <div>s).
 TABLE_ATTRS = frozenset("width height border cellpadding cellspacing bgcolor align valign background summary "
                         "rules frame colspan rowspan nowrap abbr headers scope axis char charoff".split())
@@ -188,6 +211,9 @@ class AccessibilitySettings:
                                              "added to <head>); else always.", group="accessibility")
     removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",
                                       group="accessibility")
+    link_underline: bool = setting(True, "Underline the links in <main> and in paragraphs, quotes and captions: "
+                                         "told apart from text by more than colour (WCAG 1.4.1).",
+                                   group="accessibility")
 
     def __post_init__(self) -> None:
         if not VALID_LANG.match(self.default_lang):
@@ -234,9 +260,13 @@ class AccessibilityFilter(Filter):
         if s.headings:
             self._headings(body, main, page, ctx)
         if s.skip_link and main is not None:
-            self._skip_link(page, body, main, ctx)
+            self._skip_link(body, main, ctx)
         if s.removed_links_nav and nav is not None:
             self._nav(body, main, nav, ctx)
+        css = ((SKIP_STYLE if s.skip_link and s.skip_link_on_focus and main is not None else "")
+               + (LINK_STYLE if s.link_underline else ""))
+        if css:
+            self._style(page.root, css, ctx)
 
     # -- head ------------------------------------------------------------------------
     def _lang(self, root: HtmlElement, ctx) -> None:
@@ -263,7 +293,8 @@ class AccessibilityFilter(Filter):
 
     def _title(self, page, ctx) -> None:
         root = page.root
-        title = root.find(".//title")
+        head = root.find("head")
+        title = head.find("title") if head is not None else None  # an <svg><title> in the body is no page title
         if title is not None and _WS.sub(" ", title.text_content()).strip():
             return
         h1 = next((h for h in dom.body_of(root).iter("h1") if dom.text_of(h)), None)
@@ -275,7 +306,6 @@ class AccessibilityFilter(Filter):
         else:
             text, source = self.settings.untitled_text, "untitled_text"
         if title is None:
-            head = root.find("head")
             if head is None:
                 head = dom.element("head")
                 ctx.insert(root, 0, head)
@@ -311,6 +341,7 @@ class AccessibilityFilter(Filter):
     def _autoplay(self, body: HtmlElement, ctx) -> None:
         for el in list(body.iter("video", "audio", "bgsound")):
             if el.tag == "bgsound":
+                _unnest(el)
                 ctx.remove(el, "<bgsound> plays sound by itself (WCAG 1.4.2)")
             elif el.get("autoplay") is not None:
                 del el.attrib["autoplay"]
@@ -334,14 +365,23 @@ class AccessibilityFilter(Filter):
                 continue  # hidden from everyone: not a trap
             if any((a.get("aria-hidden") or "").strip().lower() == "true" for a in el.iterancestors()):
                 continue  # the outermost one decides
-            focusable = len(FOCUSABLE(el))
+            focusable = FOCUSABLE(el)
             chars = dom.text_len(el)
-            if focusable or chars >= minimum:
+            named = chars > 0 or any((img.get("alt") or "").strip() for img in el.iter("img"))
+            if chars >= minimum or focusable and named:
                 del el.attrib["aria-hidden"]
                 ctx.note("aria-hidden", el, "aria-hidden removed: it hid content from screen readers "
                          "that a keyboard can reach or that is real text",
-                         measured={"focusable": focusable, "chars": chars},
+                         measured={"focusable": len(focusable), "chars": chars},
                          threshold={"aria_hidden_min_chars": minimum})
+            elif focusable:
+                # A hidden icon link (nothing to read out, usually next to a text link to the same
+                # place): exposing it would make an unnamed link (axe link-name); out of the tab order.
+                for f in focusable:
+                    f.set("tabindex", "-1")
+                ctx.note("aria-hidden", el, "focusable element hidden from screen readers and without text: "
+                         "kept hidden, taken out of the tab order (tabindex=-1)",
+                         measured={"focusable": len(focusable), "chars": chars})
 
     def _tables(self, body: HtmlElement, ctx) -> None:
         s = self.settings
@@ -410,7 +450,9 @@ class AccessibilityFilter(Filter):
     def _orphan_captions(body: HtmlElement, ctx) -> None:
         for fig in list(body.iter("figure")):
             caps = [c for c in fig if isinstance(c.tag, str) and c.tag == "figcaption"]
-            if caps and not FIGURE_MEDIA(fig):
+            # Whatever else is left (a poem in <p>s, a credit line) is what the caption describes.
+            rest = dom.text_len(fig) - sum(dom.text_len(c) for c in caps)
+            if caps and not rest and not FIGURE_MEDIA(fig):
                 for cap in caps:
                     ctx.remove(cap, "caption of a figure whose image is gone", measured={"chars": dom.text_len(cap)})
 
@@ -439,6 +481,16 @@ class AccessibilityFilter(Filter):
                 ctx.note("main", keep, "the role=main block became <main>")
             return keep
         main = dom.element("main")
+        if article is not None and article.tag in TABLE_ROWS:
+            article = next(article.iterancestors("table"), article)
+        if article is not None and article.tag in MAIN_INSIDE:
+            main.text, article.text = article.text, None
+            for child in list(article):
+                main.append(child)  # with its tail
+            article.append(main)
+            ctx.note("main", main, f"the content of the detected article <{article.tag}> wrapped in <main> "
+                     "(the table or list around it stays intact)", measured={"article": dom.describe(article)})
+            return main
         if article is not None:
             article.addprevious(main)
             main.tail, article.tail = article.tail, None
@@ -464,10 +516,8 @@ class AccessibilityFilter(Filter):
         first.addprevious(main)
         if main.getprevious() is None:
             main.text, body.text = body.text, None
-        main.tail = last.tail
         for n in moved:
-            main.append(n)
-        last.tail = None
+            main.append(n)  # with its tail: text after the last block is content too
         ctx.note("main", main, "no article known: the body's content wrapped in <main> (leading banners and "
                  "trailing footers left out)", measured={"blocks": len(moved), "left_before": start,
                                                           "left_after": len(children) - end})
@@ -519,7 +569,7 @@ class AccessibilityFilter(Filter):
                          measured={"level": level}, threshold={"level": new})
                 h.tag = f"h{new}"
 
-    def _skip_link(self, page, body: HtmlElement, main: HtmlElement, ctx) -> None:
+    def _skip_link(self, body: HtmlElement, main: HtmlElement, ctx) -> None:
         s = self.settings
         target = main.get("id") or MAIN_ID
         if not main.get("id"):
@@ -535,12 +585,14 @@ class AccessibilityFilter(Filter):
         link.tail, body.text = body.text, None
         body.insert(0, link)
         ctx.note("skip link", link, "a skip link to the main content first in the body (WCAG 2.4.1)")
-        if s.skip_link_on_focus:
-            head = page.root.find("head")
-            if head is not None:
-                style = dom.element("style")
-                style.text = SKIP_STYLE
-                ctx.insert(head, len(head), style)
+
+    @staticmethod
+    def _style(root: HtmlElement, css: str, ctx) -> None:
+        head = root.find("head")
+        if head is None:
+            head = dom.element("head")
+            ctx.insert(root, 0, head)
+        ctx.insert(head, len(head), dom.element("style", {"class": "pagesieve-a11y"}, css))
 
     def _removed_links_path(self, body: HtmlElement, ctx) -> str | None:
         mark = ctx.state.marks.get("removed_links_nav")
@@ -600,6 +652,21 @@ def _landmark(el: HtmlElement, tags: frozenset, roles: frozenset) -> bool:
 
 def _is_skip(el: HtmlElement) -> bool:
     return el.tag == "a" and (el.get("href") or "").startswith("#")
+
+
+def _unnest(el: HtmlElement) -> None:
+    """Move what an element holds out after it (in order). lxml's parser does not know that
+    ``<bgsound>`` is void: the rest of its parent is parsed into it, and would go with it."""
+    kids = list(el)
+    if not kids and not el.text:
+        return
+    tail, el.tail, el.text = el.tail, el.text, None
+    for kid in reversed(kids):
+        el.addnext(kid)  # with its tail
+    if kids:
+        kids[-1].tail = (kids[-1].tail or "") + (tail or "")
+    else:
+        el.tail = (el.tail or "") + (tail or "")
 
 
 def _drop_attrs(el: HtmlElement, names: frozenset) -> None:

@@ -1,0 +1,523 @@
+"""The accessibility step (issue 7): each repair on crafted pages, each setting's off switch."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pagesieve import dom, settings as S
+from pagesieve.document import parse, serialize
+from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
+from pagesieve.filters.accessibility import FOCUSABLE, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
+from pagesieve.output import OutputSettings, render
+from tests.conftest import REPO, run_filter, run_filters
+from tests.filters.test_article import para
+
+URL = "https://example.org/news/floods/"
+STORY = para(600)
+GERMAN = ("Der Fluss stieg in der Nacht und die Stadt sah zu, wie er an der alten Mauer hochkletterte. "
+          "Es ist nicht das erste Mal, dass die Menschen mit dem Wasser leben müssen, und sie sind auf "
+          "alles vorbereitet, was noch kommt.")
+
+
+def a11y(html, url=URL, **settings):
+    """The accessibility step alone; (page, state)."""
+    page, state, stats = run_filter("accessibility", html, url=url, **settings)
+    assert stats[-1]["status"] == "ok", state.record[-1]
+    return page, state
+
+
+def with_article(html, url=URL, **settings):
+    """``article`` (mark) first, so that ctx.article is known; (page, state)."""
+    page, state, stats = run_filters([("article", {}), ("accessibility", settings)], html, url=url)
+    assert state.article is not None and stats[-1]["status"] == "ok"
+    return page, state
+
+
+def by_id(page, ident):
+    return page.root.get_element_by_id(ident, None)
+
+
+def mains(page):
+    return page.root.xpath("//main | //*[@role='main']")
+
+
+def actions(state, action):
+    return [e for e in state.record if e["filter"] == "accessibility" and e["action"] == action]
+
+
+# -- lang -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("html, settings, expected, source", [
+    ("<html lang=fr><body><p>x</p></body></html>", {}, "fr", None),
+    ("<html lang=en_US><body><p>x</p></body></html>", {}, "en-US", "repaired"),
+    ("<html><body lang=de><p>x</p></body></html>", {}, "de", "<body lang>"),
+    (f"<html><body><p>{GERMAN}</p></body></html>", {}, "de", "detected"),
+    (f"<html lang=deutsch><body><p>{GERMAN}</p></body></html>", {}, "de", "detected"),
+    (f"<html><body><p>{GERMAN}</p></body></html>", {"detect_lang": False}, "en", "default_lang"),
+    ("<html><body><p>x y z 42</p></body></html>", {}, "en", "default_lang"),
+    ("<html><body><p>x y z 42</p></body></html>", {"default_lang": "pt-BR"}, "pt-BR", "default_lang"),
+    ("<html><body><p>x y z 42</p></body></html>", {"lang": False}, None, None),
+])
+def test_lang_kept_repaired_detected_or_default(html, settings, expected, source):
+    page, state = a11y(html, **settings)
+    assert page.root.get("lang") == expected
+    notes = actions(state, "lang")
+    if source is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and source in notes[0]["reason"]
+
+
+def test_invalid_default_lang_is_refused_at_startup():
+    with pytest.raises(ConfigError, match=r"default_lang = 'english': expected a BCP 47 language tag"):
+        S.build(FILTERS["accessibility"].Settings, {"default_lang": "english"}, "filters.accessibility")
+
+
+# -- title ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("html, url, settings, expected", [
+    ("<html><head><title>Kept</title></head><body><h1>H</h1></body></html>", URL, {}, "Kept"),
+    ("<html><head><title> </title></head><body><h1>The  river\nrises</h1></body></html>", URL, {}, "The river rises"),
+    ("<html><body><p>no heading</p></body></html>", URL, {}, "example.org/news/floods"),
+    ("<html><body><p>no heading</p></body></html>", None, {}, "Untitled page"),
+    ("<html><body><p>no heading</p></body></html>", None, {"untitled_text": "Page"}, "Page"),
+    # an <svg>'s <title> in the body is not the page's title
+    ("<html><head></head><body><svg><title>icon</title></svg><h1>Floods</h1></body></html>", URL, {}, "Floods"),
+    ("<html><body><h1>Floods</h1></body></html>", URL, {"title": False}, ""),
+])
+def test_title_from_h1_url_or_untitled(html, url, settings, expected):
+    page, _ = a11y(html, url=url, **settings)
+    assert page.title == expected
+    if expected:
+        assert page.root.find("head/title") is not None
+
+
+# -- main landmark --------------------------------------------------------------------------
+def test_one_main_around_the_article():
+    html = (f"<html><body><header><nav><a href=/>Home</a></nav></header><div id=side><p>x</p></div>"
+            f"<div id=art><h1>Floods</h1><p>{STORY}</p></div><footer>f</footer></body></html>")
+    page, state = with_article(html)
+    (main,) = mains(page)
+    assert main.tag == "main" and by_id(page, "art").getparent() is main
+    for outside in ("side",):
+        assert not any(a is main for a in by_id(page, outside).iterancestors())
+    assert page.root.find(".//header").getparent().tag == "body"
+    assert "wrapped in <main>" in actions(state, "main")[0]["reason"]
+
+
+def test_existing_main_holding_the_article_is_kept_and_others_demoted():
+    html = (f"<html><body><main id=decoy><p>promo</p></main><main id=real><div id=art><p>{STORY}</p></div></main>"
+            f"<div role=main id=third>x</div></body></html>")
+    page, _ = with_article(html)
+    (main,) = mains(page)
+    assert main.get("id") == "real"
+    assert by_id(page, "decoy").tag == "div" and by_id(page, "third").get("role") is None
+
+
+def test_role_main_div_holding_the_article_becomes_main():
+    page, _ = with_article(f"<html><body><div role=main id=m><div id=art><p>{STORY}</p></div></div></body></html>")
+    (main,) = mains(page)
+    assert main.tag == "main" and main.get("id") == "m" and main.get("role") is None
+
+
+@pytest.mark.parametrize("html, container", [
+    # the article is a cell or a list item: <main> goes inside it (a <main> in a <tr> or <ul> breaks them)
+    (f"<html><body><table><tr><td>menu</td><td id=art><p>{STORY}</p><p>{STORY}</p></td></tr></table></body></html>",
+     "td"),
+    (f"<html><body><ul><li>menu</li><li id=art><p>{STORY}</p></li></ul></body></html>", "li"),
+])
+def test_article_cell_or_item_keeps_its_table_or_list(html, container):
+    page, _ = with_article(html, layout_tables=False)
+    (main,) = mains(page)
+    art = by_id(page, "art")
+    assert art.tag == container and main.getparent() is art
+    assert [c.tag for c in art] == ["main"] and main.find("p") is not None
+    parent = art.getparent().tag
+    assert parent == ("tr" if container == "td" else "ul")
+    # after a parse, as a browser would: the <main> is still inside the cell or item
+    again = parse(serialize(page))
+    assert again.root.xpath("//main")[0].getparent().get("id") == "art"
+
+
+def test_no_article_wraps_body_content_without_banners_and_footers():
+    html = ("<html><body><header id=h>Site</header><nav id=n><a href=/>Home</a></nav><h2>News</h2><p id=p>text</p>"
+            "<aside id=a>more</aside><footer id=f>(c)</footer></body></html>")
+    page, state = a11y(html)
+    (main,) = mains(page)
+    assert [c.get("id") or c.tag for c in main] == ["h1", "p"]  # the h2 became the h1
+    assert [dom.describe(c) for c in dom.body_of(page.root)] == [
+        "a.pagesieve-skip", "header#h", "nav#n", "main#pagesieve-main", "aside#a", "footer#f"]
+    assert actions(state, "main")[0]["measured"] == {"blocks": 2, "left_before": 2, "left_after": 2}
+
+
+def test_main_landmark_off_adds_none():
+    page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>", main_landmark=False)
+    assert mains(page) == []
+    assert page.root.find(f".//a[@class='{SKIP_CLASS}']") is None  # nothing to skip to
+
+
+# -- skip link and tab order ----------------------------------------------------------------
+def test_skip_link_is_first_focusable_and_points_at_main():
+    html = (f"<html><body><nav><a href=/a>A</a><a href=/b tabindex=3>B</a><input tabindex=1></nav>"
+            f"<div id=art><p>{STORY}</p></div></body></html>")
+    page, state = with_article(html)
+    body = dom.body_of(page.root)
+    first = FOCUSABLE(body)[0]
+    assert first.get("class") == SKIP_CLASS and first.text == "Skip to main content"
+    (main,) = mains(page)
+    assert first.get("href") == "#" + MAIN_ID == "#" + main.get("id") and main.get("tabindex") == "-1"
+    assert [e.get("tabindex") for e in body.xpath(".//*[@tabindex]") if e is not main] == ["0", "0"]
+    assert [e["measured"]["tabindex"] for e in actions(state, "tabindex")] == ["3", "1"]
+    assert SKIP_STYLE in head_css(page)
+
+
+def test_skip_link_uses_the_mains_own_id():
+    page, _ = with_article(f"<html><body><main id=content><div id=art><p>{STORY}</p></div></main></body></html>")
+    assert page.root.find(f".//a[@class='{SKIP_CLASS}']").get("href") == "#content"
+
+
+def test_skip_link_always_visible_when_asked():
+    page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>", skip_link_on_focus=False)
+    assert page.root.find(f".//a[@class='{SKIP_CLASS}']") is not None
+    assert SKIP_STYLE not in head_css(page)
+
+
+# -- headings -------------------------------------------------------------------------------
+def levels(node):
+    return [h.tag for h in node.iter(*dom.HEADING_TAGS)]
+
+
+def test_one_h1_the_first_in_main():
+    html = (f"<html><body><h1 id=logo>Site</h1><div id=art><h1 id=t>Floods</h1><p>{STORY}</p>"
+            f"<h1 id=t2>More</h1><p>x</p></div></body></html>")
+    page, _ = with_article(html)
+    assert by_id(page, "t").tag == "h1" and by_id(page, "logo").tag == "h2" and by_id(page, "t2").tag == "h2"
+    assert len(page.root.findall(".//h1")) == 1
+
+
+@pytest.mark.parametrize("inner, expected", [
+    ("<h1>a</h1><h3>b</h3><h4>c</h4><h3>d</h3>", ["h1", "h2", "h3", "h2"]),
+    ("<h1>a</h1><h2>b</h2><h6>c</h6><h2>d</h2><h5>e</h5>", ["h1", "h2", "h3", "h2", "h3"]),
+    ("<h1>a</h1><h2>b</h2><h3>c</h3>", ["h1", "h2", "h3"]),  # nothing to repair
+    ("<h3>a</h3><h5>b</h5><h4>c</h4>", ["h1", "h2", "h2"]),  # no h1: the first highest is promoted
+])
+def test_no_skipped_levels_inside_main(inner, expected):
+    page, _ = with_article(f"<html><body><div id=art>{inner}<p>{STORY}</p></div></body></html>")
+    assert levels(mains(page)[0]) == expected
+
+
+def test_no_heading_gets_the_title_as_h1():
+    html = f"<html><head><title>Floods</title></head><body><div id=art><p>{STORY}</p></div></body></html>"
+    page, _ = with_article(html)
+    h1 = mains(page)[0][0]
+    assert (h1.tag, h1.text) == ("h1", "Floods")
+    page, _ = with_article(html, title_heading=False)
+    assert page.root.find(".//h1") is None
+
+
+def test_headings_off_leaves_the_outline():
+    page, _ = with_article(f"<html><body><div id=art><h3>a</h3><h5>b</h5><p>{STORY}</p></div></body></html>",
+                           headings=False)
+    assert levels(mains(page)[0]) == ["h3", "h5"]
+
+
+# -- images ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("img, expected", [
+    ("<figure><img id=i src=a.png><figcaption>The river  at dawn</figcaption></figure>", "The river at dawn"),
+    ("<img id=i src=a.png role=presentation>", ""),
+    ("<img id=i src=a.png aria-hidden=true>", ""),
+    ("<img id=i src=px.gif width=1 height=1>", ""),
+    ("<img id=i src=px.gif width=3 height=3px>", ""),  # decorative_max_px = 3
+    ("<img id=i src=a.png width=4 height=4>", None),  # one pixel over: not decorative, nothing known
+    ("<img id=i src=a.png title='A map of the valley'>", "A map of the valley"),
+    ("<img id=i src=a.png>", None),  # no caption, no title: left as it is (a made-up alt is worse)
+    ("<img id=i src=a.png alt='kept'>", "kept"),
+    ("<figure><img id=i src=a.png alt=''><figcaption>cap</figcaption></figure>", ""),  # an alt is never replaced
+    ("<img id=i src=a.png aria-label='named'>", None),
+])
+def test_image_alt(img, expected):
+    page, _ = a11y(f"<html><body><p>text</p>{img}</body></html>")
+    assert by_id(page, "i").get("alt") == expected
+
+
+def test_long_caption_is_cut_at_a_word():
+    cap = "word " * 60
+    page, state = a11y(f"<html><body><figure><img id=i src=a.png><figcaption>{cap}</figcaption></figure></body></html>",
+                       alt_max_chars=22)
+    assert by_id(page, "i").get("alt") == "word word word word…"
+    page, _ = a11y(f"<html><body><figure><img id=i src=a.png><figcaption>{cap}</figcaption></figure></body></html>",
+                   image_alt=False)
+    assert by_id(page, "i").get("alt") is None
+
+
+def test_left_alone_image_is_noted():
+    _, state = a11y("<html><body><img id=i src=a.png></body></html>")
+    assert "left as it is" in actions(state, "alt")[0]["reason"]
+
+
+# -- figures --------------------------------------------------------------------------------
+@pytest.mark.parametrize("figure, caption_stays", [
+    ("<figure><figcaption id=c>The river at dawn</figcaption></figure>", False),
+    ("<figure><img src=a.png alt=''><figcaption id=c>The river at dawn</figcaption></figure>", True),
+    ("<figure><blockquote>Water finds a way.</blockquote><figcaption id=c>A proverb</figcaption></figure>", True),
+    ("<figure><p>Roses are red</p><figcaption id=c>A poem</figcaption></figure>", True),
+])
+def test_orphan_caption_removed(figure, caption_stays):
+    page, state = a11y(f"<html><body><p>text</p>{figure}</body></html>")
+    assert (by_id(page, "c") is not None) == caption_stays
+    if not caption_stays:
+        assert actions(state, "remove")[0]["measured"] == {"chars": 14}  # non-space characters
+
+
+def test_caption_goes_with_its_image_in_the_chain():
+    html = "<html><body><p>text</p><figure><img src=a.png><figcaption id=c>The river</figcaption></figure></body></html>"
+    page, _, _ = run_filters([("ignore", {"non_link_images": True}), ("accessibility", {})], html)
+    assert page.root.find(".//img") is None and by_id(page, "c") is None
+    page, _, _ = run_filters([("ignore", {"non_link_images": False}), ("accessibility", {})], html)
+    assert page.root.find(".//img").get("alt") == "The river" and by_id(page, "c") is not None
+
+
+# -- tables ---------------------------------------------------------------------------------
+DATA_TABLE = ("<table id=d><caption>Levels</caption><tr><th id=h1>Day</th><th id=h2 scope=colgroup>Metres</th></tr>"
+              "<tr><th id=r1>Mon</th><td>2.1</td></tr><tr><th id=r2>Tue</th><td>3.4</td></tr></table>")
+
+
+def test_data_table_kept_with_scope():
+    page, state = a11y(f"<html><body><p>text</p>{DATA_TABLE}</body></html>")
+    assert by_id(page, "d").tag == "table" and page.root.find(".//caption") is not None
+    scopes = {i: by_id(page, i).get("scope") for i in ("h1", "h2", "r1", "r2")}
+    assert scopes == {"h1": "col", "h2": "colgroup", "r1": "row", "r2": "row"}
+    assert len(actions(state, "scope")) == 3
+    page, _ = a11y(f"<html><body><p>text</p>{DATA_TABLE}</body></html>", table_headers=False)
+    assert by_id(page, "h1").get("scope") is None
+
+
+@pytest.mark.parametrize("table", [
+    "<table id=t><tr><td>First</td><td>Second</td></tr><tr><td>Third</td><td>Fourth</td></tr></table>",
+    "<table id=t role=presentation><tr><th>First</th><td>Second</td></tr><tr><td>Third</td><td>Fourth</td></tr></table>",
+    "<table id=t width=600><tr><td>First<table><tr><td>Second</td></tr></table></td><td>Third</td></tr>"
+    "<tr><td colspan=2>Fourth</td></tr></table>",
+])
+def test_layout_table_linearised_in_reading_order(table):
+    page, state = a11y(f"<html><body>{table}</body></html>")
+    assert page.root.find(".//table") is None and page.root.find(".//td") is None
+    t = by_id(page, "t")
+    assert t.tag == "div" and t.get("role") is None and t.get("width") is None
+    assert [x.strip() for x in t.itertext() if x.strip()] == ["First", "Second", "Third", "Fourth"]
+    assert actions(state, "linearise")
+    page, _ = a11y(f"<html><body>{table}</body></html>", layout_tables=False)
+    assert by_id(page, "t").tag == "table"
+
+
+# -- moving and self-starting content ---------------------------------------------------------
+def test_autoplay_removed_and_controls_added():
+    html = ("<html><body><p>t</p><video id=v src=a.mp4 autoplay muted></video><audio id=a autoplay src=b.mp3>"
+            "</audio><bgsound src=c.mid>after <video id=quiet src=d.mp4></video><p id=p>the rest</p> end</body></html>")
+    page, state = a11y(html)
+    for i in ("v", "a"):
+        assert by_id(page, i).get("autoplay") is None and by_id(page, i).get("controls") == ""
+    assert by_id(page, "quiet").get("controls") is None
+    assert page.root.find(".//bgsound") is None
+    # lxml parses what follows a <bgsound> into it: it stays, in order, when the <bgsound> goes
+    assert [x.strip() for x in page.root.find(".//main").itertext()][-4:] == ["t", "after", "the rest", "end"]
+    assert by_id(page, "p").getparent().tag == "main"
+    page, _ = a11y(html, autoplay=False)
+    assert by_id(page, "v").get("autoplay") is not None and page.root.find(".//bgsound") is not None
+
+
+def test_marquee_and_blink_unwrapped():
+    html = ("<html><body><p>Breaking: <marquee id=m scrollamount=9>river <b>rising</b></marquee> "
+            "<blink id=b>now</blink></p><marquee id=mb><p>block</p></marquee></body></html>")
+    page, _ = a11y(html)
+    assert page.root.find(".//marquee") is None and page.root.find(".//blink") is None
+    m = by_id(page, "m")
+    assert (m.tag, m.get("scrollamount"), dom.text_of(m)) == ("span", None, "river rising")
+    assert by_id(page, "b").tag == "span" and by_id(page, "mb").tag == "div"
+    page, _ = a11y(html, motion=False)
+    assert by_id(page, "m").tag == "marquee"
+
+
+# -- aria-hidden ----------------------------------------------------------------------------
+@pytest.mark.parametrize("node, hidden_kept, tabindex", [
+    (f"<div id=x aria-hidden=true><p>{'x' * 100}</p></div>", False, None),  # content (aria_hidden_min_chars)
+    (f"<div id=x aria-hidden=true><p>{'x' * 99}</p></div>", True, None),  # one under: decoration
+    ("<div id=x aria-hidden=TRUE><a id=f href=/more>Read more</a></div>", False, None),  # a trap
+    ("<a id=x href=/more aria-hidden=true>More</a>", False, None),  # the focusable node itself
+    ("<span id=x aria-hidden=true>★</span>", True, None),  # an icon
+    ("<a id=x href=/more aria-hidden=true><i id=f class=icon></i></a>", True, "-1"),  # an unnamed icon link
+    ("<div id=x aria-hidden=true style='display:none'><a id=f href=/more>More</a></div>", True, None),
+])
+def test_aria_hidden_traps(node, hidden_kept, tabindex):
+    page, _ = a11y(f"<html><body><p>text</p>{node}</body></html>")
+    assert (by_id(page, "x").get("aria-hidden") is not None) == hidden_kept
+    assert by_id(page, "x").get("tabindex") == tabindex
+    page, _ = a11y(f"<html><body><p>text</p>{node}</body></html>", aria_hidden=False)
+    assert by_id(page, "x").get("aria-hidden") is not None
+
+
+def test_aria_hidden_body():
+    page, _ = a11y(f"<html><body aria-hidden=true><p>{STORY}</p></body></html>")
+    assert dom.body_of(page.root).get("aria-hidden") is None
+
+
+# -- overlays -------------------------------------------------------------------------------
+COOKIE = "We use cookies to improve your experience. Accept all?"
+PAD = 2000 - len(COOKIE.replace(" ", ""))  # x * PAD: the banner has exactly overlay_max_chars characters
+
+
+@pytest.mark.parametrize("node, removed", [
+    (f"<div id=x class='cookie-banner'>{COOKIE}</div>", True),
+    ("<div id=x class='cookie-banner'>Our recipes: chocolate chip and oat</div>", False),  # no cookie text
+    (f"<section id=x role=dialog>{COOKIE}</section>", True),
+    (f"<dialog id=x open>{COOKIE}</dialog>", True),
+    ("<dialog id=x open>Sign in to comment</dialog>", False),
+    ("<div id=x class=newsletter-modal style='position: fixed; top:0'>Subscribe to our letter</div>", True),
+    ("<div id=x class=newsletter-modal>Subscribe to our letter</div>", False),  # not fixed: in the flow
+    ("<div id=x style='position:sticky'>Table of contents</div>", False),  # sticky, but no overlay name
+    (f"<div id=x class=cookie-banner>{COOKIE} {'x' * PAD}</div>", True),  # overlay_max_chars = 2000
+    (f"<div id=x class=cookie-banner>{COOKIE} {'x' * (PAD + 1)}</div>", False),
+])
+def test_overlays(node, removed):
+    html = f"<html><body><p>{STORY}</p>{node}</body></html>"
+    page, state = a11y(html)
+    assert (by_id(page, "x") is None) == removed
+    if removed:
+        entry = actions(state, "remove")[0]
+        assert entry["threshold"] == {"overlay_max_chars": 2000} and entry["measured"]["chars"] <= 2000
+    page, _ = a11y(html, overlays=False)
+    assert by_id(page, "x") is not None
+
+
+def test_overlay_holding_the_article_is_never_removed():
+    html = (f"<html><body><div id=wall class=cookie-wall style='position:fixed'>Accept cookies to read."
+            f"<div id=art><p>{STORY}</p></div></div><div id=c class=cookie-notice>{COOKIE}</div></body></html>")
+    page, _ = with_article(html)
+    assert by_id(page, "art") is not None and by_id(page, "wall") is not None
+    assert by_id(page, "c") is None
+
+
+# -- removed-links list ---------------------------------------------------------------------
+def test_removed_links_nav_labelled_and_after_main():
+    links = "".join(f"<li><a href=/s{i}>Section {i}</a></li>" for i in range(8))
+    html = (f"<html><body><ul id=menu>{links}</ul><div id=art><p>{STORY}</p></div>"
+            f"<div class=removed-links id=old><a href=/x>x</a></div></body></html>")
+    chain = [("link_lists", {}), ("article", {}), ("removed_links", {}), ("accessibility", {})]
+    page, state, _ = run_filters(chain, html, url=URL)
+    assert by_id(page, "menu") is None
+    body = dom.body_of(page.root)
+    navs = body.findall("nav")
+    assert len(navs) == 1 and navs[0].get("aria-label") == "Links removed from this page"
+    (main,) = mains(page)
+    children = [c for c in body if isinstance(c.tag, str)]
+    assert children.index(navs[0]) > children.index(main)
+    assert [a.get("href") for a in navs[0].iter("a")] == [f"/s{i}" for i in range(8)]
+
+
+@pytest.mark.parametrize("settings, moved", [({}, True), ({"removed_links_nav": False}, False)])
+def test_removed_links_nav_moved_out_of_main(settings, moved):
+    nav = "<nav class=pagesieve-removed-links><ul><li><a href=/x>X</a></li></ul></nav>"
+    page, state = with_article(f"<html><body><div id=art>{nav}<p>{STORY}</p></div></body></html>", **settings)
+    nav = page.root.find(".//nav")
+    (main,) = mains(page)
+    assert (nav.getparent() is dom.body_of(page.root) and nav.getprevious() is main) == moved
+    assert (nav.get("aria-label") == "Links removed from this page") == moved
+
+
+# -- the whole step ---------------------------------------------------------------------------
+def test_link_underline_style():
+    page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>")
+    assert LINK_STYLE in head_css(page)
+    page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>", link_underline=False)
+    assert LINK_STYLE not in head_css(page)
+
+
+def test_overlay_removal_undone_when_it_would_take_the_article():
+    # The whole text is one cookie wall (a tiny page): removing it would lose >90% of the text.
+    page, state, stats = run_filters([("accessibility", {})],
+                                     f"<html><body><div id=x class=cookie-banner>{COOKIE}</div></body></html>")
+    assert stats[-1]["status"] == "reverted" and by_id(page, "x") is not None
+    assert page.root.find(".//main") is None  # the whole step is undone, as one
+
+
+EVERYTHING = (
+    "<html><head></head><body><nav><a href=/ tabindex=2>Home</a></nav>"
+    "<div class=cookie-banner id=cookie>We use cookies.</div>"
+    f"<div id=art><h3 id=h>Floods</h3><h5 id=h5>Later</h5><p>{STORY}</p>"
+    "<figure><img id=img src=a.png><figcaption>The river</figcaption></figure>"
+    "<figure><figcaption id=orphan>Gone</figcaption></figure>"
+    "<table id=layout><tr><td>a</td><td>b</td></tr></table>" + DATA_TABLE +
+    "<video id=v autoplay src=a.mp4></video><marquee id=m>news</marquee>"
+    f"<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
+
+def head_css(page):
+    return "".join(st.text or "" for st in page.root.findall("head/style"))
+
+
+REPAIRS = {
+    "lang": lambda p: p.root.get("lang") is not None,
+    "title": lambda p: p.title == "example.org/news/floods",  # no <h1> yet when the title is made
+    "overlays": lambda p: by_id(p, "cookie") is None,
+    "autoplay": lambda p: by_id(p, "v").get("autoplay") is None,
+    "motion": lambda p: by_id(p, "m").tag == "span",
+    "aria_hidden": lambda p: by_id(p, "hidden").get("aria-hidden") is None,
+    "layout_tables": lambda p: by_id(p, "layout").tag == "div",
+    "table_headers": lambda p: by_id(p, "h1").get("scope") == "col",
+    "image_alt": lambda p: by_id(p, "img").get("alt") == "The river",
+    "orphan_captions": lambda p: by_id(p, "orphan") is None,
+    "main_landmark": lambda p: len(mains(p)) == 1,
+    "headings": lambda p: (by_id(p, "h").tag, by_id(p, "h5").tag) == ("h1", "h2"),
+    "skip_link": lambda p: p.root.find(f".//a[@class='{SKIP_CLASS}']") is not None,
+    "link_underline": lambda p: LINK_STYLE in head_css(p),
+}
+
+
+#: Repairs that need another one: without <main> there is nothing to skip to.
+NEEDS = {"main_landmark": {"skip_link"}}
+
+
+@pytest.mark.parametrize("name", sorted(REPAIRS))
+def test_each_setting_off_leaves_its_repair_undone(name):
+    page, _ = with_article(EVERYTHING)
+    assert [n for n, check in REPAIRS.items() if not check(page)] == []
+    page, _ = with_article(EVERYTHING, **{name: False})
+    assert not REPAIRS[name](page), f"{name}: repaired although off"
+    others = set(REPAIRS) - {name} - NEEDS.get(name, set())
+    assert [n for n in sorted(others) if not REPAIRS[n](page)] == [], f"with {name} off"
+
+
+def test_every_setting_is_in_the_table():
+    flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
+    assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav"}
+
+
+# -- text output for speech -------------------------------------------------------------------
+SPEECH = (
+    "<html><head><title>Floods</title></head><body><nav><a href=/>Home</a></nav>"
+    f"<div id=art><h1>River  rises</h1><p>The <a href=/river>river</a> rose.</p><ul><li>Sandbags</li>"
+    "<li>Boats <b>ready</b></li></ul><figure><img src=a.png><figcaption>At dawn</figcaption></figure>"
+    f"<h4>Later</h4><p>{STORY}</p></div></body></html>")
+
+
+@pytest.mark.parametrize("alt_in_text", [False, True])
+def test_text_output_for_speech(alt_in_text):
+    page, state = with_article(SPEECH)
+    body, media = render(page, state, OutputSettings(format="text", image_alt_in_text=alt_in_text))
+    lines = body.decode().splitlines()
+    assert media == "text/plain"
+    assert "Skip to main content" not in body.decode()  # a keyboard aid, not text to read out
+    for line in ("River rises", "The river rose.", "• Sandbags", "• Boats ready", "Later", STORY):
+        assert line in lines
+    assert ("[At dawn]" in lines) == alt_in_text and "At dawn" in lines
+
+
+def test_text_output_from_the_command_line(tmp_path):
+    src = tmp_path / "page.html"
+    src.write_text(SPEECH, encoding="utf-8")
+    out = subprocess.run([str(Path(sys.executable).parent / "pagesieve"), "filter", "--preset", "declutter",
+                          "--output", "text", "--set", "output.image_alt_in_text=true", str(src)],
+                         capture_output=True, text=True, cwd=REPO, timeout=120, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "Floods"
+    for line in ("River rises", "The river rose.", "• Sandbags", "• Boats ready", "[At dawn]", "Later"):
+        assert line in lines
