@@ -9,6 +9,8 @@ Each part is a setting; in the order they run:
 * ``lang`` — WCAG 3.1.1 (axe ``html-has-lang``, ``html-lang-valid``): keep the page's ``lang``
   (``en_US`` is repaired to ``en-US``), else take ``<body lang>``, else detect it from the text
   (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``.
+* ``zoom`` — WCAG 1.4.4 (axe ``meta-viewport``): ``user-scalable=no`` and a ``maximum-scale``
+  below :data:`MIN_MAX_SCALE` are dropped from ``<meta name=viewport>``.
 * ``title`` — WCAG 2.4.2 (axe ``document-title``): an empty or missing ``<title>`` gets the first
   ``<h1>``'s text, else the URL's host and path, else ``untitled_text``.
 * ``overlays`` — cookie walls and sticky overlays that cover content (WCAG 2.4.11 Focus Not
@@ -90,6 +92,9 @@ from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
 MAIN_ID = "pagesieve-main"
+#: A viewport's maximum-scale below this stops zooming (axe meta-viewport: 5 is best practice, WCAG 1.4.4's
+#: resize-text criterion asks for 200 %); such a limit is dropped.
+MIN_MAX_SCALE = 5.0
 SKIP_CLASS = "pagesieve-skip"
 #: Visually hidden until focused (the WebAIM "skip navigation links" pattern).
 SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}}"
@@ -164,6 +169,8 @@ class AccessibilitySettings:
                                 group="accessibility")
     default_lang: str = setting("en", "The lang of pages that declare none and whose language is not detected.",
                                 group="accessibility")
+    zoom: bool = setting(True, "Let the user zoom: drop user-scalable=no and a maximum-scale below 5 from the "
+                               "viewport <meta> (WCAG 1.4.4; axe meta-viewport).", group="accessibility")
     title: bool = setting(True, "Give a page with an empty or missing <title> one: its first <h1>, else the URL "
                                 "(WCAG 2.4.2).", group="accessibility")
     untitled_text: str = setting("Untitled page", "The title when neither a heading nor a URL is known.",
@@ -236,6 +243,8 @@ class AccessibilityFilter(Filter):
             self._lang(root, ctx)
         if s.title:
             self._title(page, ctx)
+        if s.zoom:
+            self._zoom(root, ctx)
         body = dom.body_of(root)
         if body is root or not any(isinstance(c.tag, str) for c in body) and not (body.text or "").strip():
             return
@@ -269,6 +278,28 @@ class AccessibilityFilter(Filter):
             self._style(page.root, css, ctx)
 
     # -- head ------------------------------------------------------------------------
+    def _zoom(self, root: HtmlElement, ctx) -> None:
+        """Let the user zoom: drop ``user-scalable=no`` and a ``maximum-scale`` below 2 (axe needs 5
+        for best practice; WCAG 1.4.4 needs 2) from ``<meta name=viewport>``."""
+        for meta in root.iter("meta"):
+            if (meta.get("name") or "").strip().lower() != "viewport":
+                continue
+            content = meta.get("content") or ""
+            parts = [p.strip() for p in re.split(r"[,;]", content) if p.strip()]
+            kept = []
+            for part in parts:
+                key, _, value = part.partition("=")
+                key, value = key.strip().lower(), value.strip().lower()
+                if key == "user-scalable" and value in ("no", "0"):
+                    continue
+                if key == "maximum-scale" and _float(value) is not None and _float(value) < MIN_MAX_SCALE:
+                    continue
+                kept.append(part)
+            if len(kept) != len(parts):
+                ctx.set_attr(meta, "content", ", ".join(kept))
+                ctx.note("zoom", meta, "viewport no longer stops zooming (WCAG 1.4.4)",
+                         measured={"viewport": content}, threshold={"maximum_scale_at_least": MIN_MAX_SCALE})
+
     def _lang(self, root: HtmlElement, ctx) -> None:
         s = self.settings
         declared = (root.get("lang") or "").strip()
@@ -672,6 +703,13 @@ def _unnest(el: HtmlElement) -> None:
 def _drop_attrs(el: HtmlElement, names: frozenset) -> None:
     for name in names & set(el.attrib):
         del el.attrib[name]
+
+
+def _float(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def _px(value: str | None) -> int | None:

@@ -441,7 +441,8 @@ def test_overlay_removal_undone_when_it_would_take_the_article():
 
 
 EVERYTHING = (
-    "<html><head></head><body><nav><a href=/ tabindex=2>Home</a></nav>"
+    "<html><head><meta name=viewport content='width=device-width, maximum-scale=1, user-scalable=no'></head>"
+    "<body><nav><a href=/ tabindex=2>Home</a></nav>"
     "<div class=cookie-banner id=cookie>We use cookies.</div>"
     f"<div id=art><h3 id=h>Floods</h3><h5 id=h5>Later</h5><p>{STORY}</p>"
     "<figure><img id=img src=a.png><figcaption>The river</figcaption></figure>"
@@ -456,6 +457,7 @@ def head_css(page):
 
 REPAIRS = {
     "lang": lambda p: p.root.get("lang") is not None,
+    "zoom": lambda p: p.root.find(".//meta[@name='viewport']").get("content") == "width=device-width",
     "title": lambda p: p.title == "example.org/news/floods",  # no <h1> yet when the title is made
     "overlays": lambda p: by_id(p, "cookie") is None,
     "autoplay": lambda p: by_id(p, "v").get("autoplay") is None,
@@ -521,3 +523,14 @@ def test_text_output_from_the_command_line(tmp_path):
     assert lines[0] == "Floods"
     for line in ("River rises", "The river rose.", "• Sandbags", "• Boats ready", "[At dawn]", "Later"):
         assert line in lines
+
+
+@pytest.mark.parametrize("content, repaired", [
+    ("width=device-width, initial-scale=1, maximum-scale=1.0, user-scalable=0", "width=device-width, initial-scale=1"),
+    ("width=device-width; maximum-scale=4.9", "width=device-width"),
+    ("width=device-width, maximum-scale=5", None),  # at the bound: left as it is
+    ("width=device-width, user-scalable=yes", None),
+])
+def test_zoom_boundary(content, repaired):
+    page, _ = with_article(f"<html><head><meta name=viewport content='{content}'></head><body><p>{STORY}</p></body></html>")
+    assert page.root.find(".//meta[@name='viewport']").get("content") == (repaired or content)
