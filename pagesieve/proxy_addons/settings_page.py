@@ -464,13 +464,6 @@ class SettingsPage:
 
 
 def _field_errors(errors: Mapping[str, str]) -> dict[str, str]:
-    """Profile errors keyed as the form's fields (``chain.x`` / ``sites.host`` / dotted settings)."""
-    out = {}
-    for key, message in errors.items():
-        if key.startswith("sites."):
-            key = "site.new.host"
-        elif not key.startswith(("filters.", "output.", "chain.", "preset", "site.")):
-            parts = key.split(".")
-            key = "filters." + key if parts[0] not in ("safety",) else key
-        out[key] = message
-    return out
+    """Profile errors keyed as the form's fields: a site rule's error goes to the new-rule host field
+    (other keys — ``preset``, ``chain.x``, dotted settings — already are field names)."""
+    return {("site.new.host" if key.startswith("sites.") else key): message for key, message in errors.items()}

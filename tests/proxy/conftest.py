@@ -203,27 +203,33 @@ def write_config(path: Path, state_dir: Path, **proxy) -> Path:
     return path
 
 
-def start_proxy(tmp: Path, *args: str, config: Path | None = None, **proxy_settings) -> Proxy:
-    """``pagesieve run`` on a free loopback port with the fault injector; waits until it listens."""
+def pagesieve_run(port: int, confdir: Path, config: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "pagesieve", "run", "--config", str(config), "--listen-port", str(port),
+            "--confdir", str(confdir), *args]
+
+
+def start_proxy(tmp: Path, *args: str, config: Path | None = None, command=pagesieve_run,
+                **proxy_settings) -> Proxy:
+    """``command(port, confdir, config, *args)`` (default: ``pagesieve run``) on a free loopback port
+    with the fault injector; waits until its workers are ready."""
     tmp.mkdir(parents=True, exist_ok=True)
     config = config or write_config(tmp / "config.yaml", tmp, **proxy_settings)
     port = free_port()
     confdir = tmp / "mitmproxy"
     log = tmp / "proxy.log"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(INJECT), str(REPO)]), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "pagesieve", "run", "--config", str(config),
-                             "--listen-port", str(port), "--confdir", str(confdir), *args],
+    proc = subprocess.Popen(command(port, confdir, config, *args),
                             stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env, cwd=str(tmp))
     proxy = Proxy(proc, port, confdir, log, config)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"pagesieve run exited with {proc.returncode}:\n{proxy.log_text()}")
+            raise RuntimeError(f"the proxy exited with {proc.returncode}:\n{proxy.log_text()}")
         if "worker processes ready" in proxy.log_text():
             return proxy
         time.sleep(0.1)
     proxy.stop()
-    raise RuntimeError(f"pagesieve run did not start listening in 60 s:\n{proxy.log_text()}")
+    raise RuntimeError(f"the proxy did not get ready in 60 s:\n{proxy.log_text()}")
 
 
 @pytest.fixture(scope="session")

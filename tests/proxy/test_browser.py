@@ -14,15 +14,17 @@ pytestmark = pytest.mark.proxy
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
-def launch(playwright, proxy_url: str):
+def launch(playwright, proxy_url: str, username: str | None = None, password: str | None = None):
     args = ["--disable-background-networking", "--disable-component-update", "--no-first-run",
             "--disable-dev-shm-usage",
             # Chromium sends loopback requests around a proxy unless told otherwise.
             "--proxy-bypass-list=<-loopback>"]
     if os.geteuid() == 0:
         args.append("--no-sandbox")
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=args,
-                                      proxy={"server": proxy_url})
+    proxy = {"server": proxy_url}
+    if username is not None:
+        proxy.update(username=username, password=password)
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=args, proxy=proxy)
 
 
 @pytest.fixture(scope="module")

@@ -227,30 +227,22 @@ def test_mitmproxy_onboarding_page_is_not_filtered(client):
 
 def test_addons_load_in_plain_mitmdump(tmp_path, origin):
     """`mitmdump -s pagesieve/proxy_addons/script.py`: the same addons, configured by mitmproxy options."""
-    import subprocess
     import sys
     from pathlib import Path
 
     from tests.conftest import REPO
-    from tests.proxy.conftest import free_port, write_config
+    from tests.proxy.conftest import start_proxy
 
-    config = write_config(tmp_path / "config.yaml", tmp_path)
-    port = free_port()
-    exe = Path(sys.executable).with_name("mitmdump")
-    log = tmp_path / "mitmdump.log"
-    proc = subprocess.Popen([str(exe), "-s", str(REPO / "pagesieve/proxy_addons/script.py"), "--listen-host",
-                             "127.0.0.1", "-p", str(port), "--set", f"confdir={tmp_path / 'conf'}",
-                             "--set", f"pagesieve_config={config}", "--set", "pagesieve_preset=reader"],
-                            stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    def mitmdump(port, confdir, config):
+        return [str(Path(sys.executable).with_name("mitmdump")), "-s", str(REPO / "pagesieve/proxy_addons/script.py"),
+                "--listen-host", "127.0.0.1", "-p", str(port), "--set", f"confdir={confdir}",
+                "--set", f"pagesieve_config={config}", "--set", "pagesieve_preset=reader"]
+
+    proxy = start_proxy(tmp_path, command=mitmdump)
     try:
-        deadline = time.monotonic() + 60
-        while "worker processes ready" not in log.read_text(errors="replace"):
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
-            time.sleep(0.1)
-        with httpx.Client(proxy=f"http://127.0.0.1:{port}", trust_env=False, timeout=60) as c:
+        with httpx.Client(proxy=proxy.url, trust_env=False, timeout=60) as c:
             r = c.get(origin.url("/ads.html"))
         assert r.headers["x-pagesieve"].startswith("filtered; preset=reader"), r.headers.get("x-pagesieve")
         assert "rebuild the old harbour wall" in r.text and "<script" not in r.text
     finally:
-        proc.terminate()
-        proc.wait(15)
+        proxy.stop()

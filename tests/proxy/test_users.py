@@ -178,18 +178,14 @@ def test_settings_survive_a_restart(setup):
 
 def test_settings_page_in_chromium(setup, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
-    from tests.proxy.test_browser import CHROMIUM
+    from tests.proxy.test_browser import CHROMIUM, launch
     if not os.path.exists(CHROMIUM):
         pytest.skip("chromium is not installed")
     tmp, config, origin, _ = setup
     proxy = start_proxy(tmp / "p3", config=config)
     try:
         with sync_api.sync_playwright() as p:
-            args = ["--disable-background-networking", "--no-first-run", "--proxy-bypass-list=<-loopback>"]
-            if os.geteuid() == 0:
-                args.append("--no-sandbox")
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args,
-                                        proxy={"server": proxy.url, "username": "bob", "password": USERS["bob"]})
+            browser = launch(p, proxy.url, "bob", USERS["bob"])
             page = browser.new_page()
             page.goto(SETTINGS)
             assert page.get_by_role("heading", name="pagesieve settings for bob").is_visible()
