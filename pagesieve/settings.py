@@ -9,6 +9,7 @@ overrides and the settings page, and generates the documented defaults in ``conf
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from typing import Any, Literal, Mapping
@@ -17,15 +18,20 @@ from pagesieve.errors import ConfigError
 
 
 def setting(default: Any, doc: str, *, minimum: float | None = None,
-            maximum: float | None = None, choices: tuple | None = None, group: str | None = None) -> Any:
+            maximum: float | None = None, choices: tuple | None = None, group: str | None = None,
+            pattern: tuple[str, str] | None = None) -> Any:
     """A settings field: default value, one-line doc, optional bounds/choices.
+
+    ``pattern`` is (regular expression a string value must match in full, what that allows in
+    words): the one check of such a value, wherever it is set.
 
     ``group`` names the settings-page group (the paper's "Ignore"/"Advanced"/"Output" screens).
     """
     if isinstance(default, list):
         default = tuple(default)
     return dataclasses.field(default=default, metadata={
-        "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group})
+        "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group,
+        "pattern": (re.compile(pattern[0]), pattern[1]) if pattern else None})
 
 
 def fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
@@ -41,6 +47,8 @@ def _allowed(tp: Any, meta: Mapping[str, Any]) -> str:
         return "one of " + ", ".join(repr(c) for c in typing.get_args(tp))
     if choices:
         return "one of " + ", ".join(repr(c) for c in choices)
+    if meta.get("pattern"):
+        return meta["pattern"][1]
     if tp is bool:
         return "true or false"
     if tp in (int, float):
@@ -98,6 +106,9 @@ def _convert(key: str, value: Any, tp: Any, meta: Mapping[str, Any]) -> Any:
             raise bad()
         choices = meta.get("choices")
         if choices and value not in choices:
+            raise bad()
+        pattern = meta.get("pattern")
+        if pattern and not pattern[0].fullmatch(value):
             raise bad()
         return value
     if origin is tuple:

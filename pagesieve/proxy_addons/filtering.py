@@ -18,6 +18,7 @@ Per user: an earlier addon may set ``flow.metadata["pagesieve.profile"] = {"user
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import multiprocessing
@@ -25,17 +26,23 @@ import os
 import re
 import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from asyncio import CancelledError
+from collections import OrderedDict
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from typing import Any
 
 from mitmproxy import ctx, http
+from mitmproxy.net import encoding
 from mitmproxy.net.http.headers import parse_content_type
+from mitmproxy.utils.human import parse_size
 
 from pagesieve.document import looks_binary, web_label
 from pagesieve.errors import ConfigError
+from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
 from pagesieve.proxy_addons.options import ConfigSource
-from pagesieve.proxy_addons.worker import Job, Outcome, filter_page, init_worker
+from pagesieve.proxy_addons.worker import SPEC_CACHE_SIZE, Job, Outcome, filter_page, init_worker
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -43,6 +50,9 @@ HEADER = "X-Pagesieve"
 PROFILE_KEY = "pagesieve.profile"
 OWN_PAGE_KEY = "pagesieve.own_page"
 BYPASS_KEY = "pagesieve.bypass"
+#: This addon's decision on a flow ({"filtered": bool, "reason"...}): kept here, never read back
+#: from a response header (an origin could send one).
+DECISION_KEY = "pagesieve"
 
 #: Types that are HTML. application/xhtml+xml is XML: an HTML serialisation would break it.
 HTML_TYPES = frozenset({"text/html"})
@@ -57,6 +67,11 @@ HTML_SIGNATURE = re.compile(
 #: How long start-up waits for the workers to load their chains (block lists, models) before
 #: serving anyway (pages then wait for a worker, within proxy.timeout_seconds).
 WARM_UP_LIMIT_SECONDS = 120.0
+#: How long a page waits for a replaced pool to warm up at most (seconds), when that is longer
+#: than proxy.max_queue_ms: a new pool loads its lists and models once.
+WARM_UP_WAIT_SECONDS = 30.0
+#: How often the pool is checked for a worker that died while idle (seconds).
+WATCH_SECONDS = 0.5
 #: Headers about the original bytes that become wrong once the body changed.
 STALE_HEADERS = ("content-md5", "digest", "repr-digest", "content-digest")
 
@@ -99,15 +114,30 @@ def _freeze(value: Any) -> Any:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-class WorkerPool:
-    """A process pool that warms its workers up and is replaced when one of them dies."""
+class Busy(Exception):
+    """The page would wait longer than ``proxy.max_queue_ms`` for a worker."""
 
-    def __init__(self, workers: int, warm_spec: Any, state_path: str | None) -> None:
+
+class WorkerPool:
+    """Worker processes that warm up, take at most one page each at a time, and are replaced
+    when one of them dies (busy or idle).
+
+    Pages wait for a free worker here, in the proxy (an :class:`asyncio.Semaphore` of one slot
+    per worker), never inside the executor: so a page's time limit counts its filtering only,
+    and a page that would wait longer than ``max_queue`` is refused at once (:class:`Busy`).
+    A slot is given back when the worker has finished, not when the proxy stops waiting for it.
+    """
+
+    def __init__(self, workers: int, warm_spec: Any, state_path: str | None, warm_key: str | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self._initargs = (warm_spec, state_path)
+        self._initargs = (warm_spec, state_path, warm_key)
         self._lock = threading.Lock()
         self.generation = 0
         self.executor = self._start()
+        self._slots: asyncio.Semaphore | None = None
+        self._waiting = 0
+        self._avg_s = 0.05  # moving average of a page's time in a worker (seconds)
+        self._watch: asyncio.Task | None = None
 
     def _start(self) -> ProcessPoolExecutor:
         # spawn, not fork: the proxy runs threads (fork would copy their locks mid-use).
@@ -123,9 +153,82 @@ class WorkerPool:
         await asyncio.wait([asyncio.wrap_future(f) for f in self.warm], timeout=limit)
         return time.perf_counter() - t0
 
-    def submit(self, job: Job):
+    def watch(self) -> None:
+        """Start replacing a pool whose worker died while idle (checked every WATCH_SECONDS)."""
+        if self._watch is None:
+            self._watch = asyncio.get_running_loop().create_task(self._watch_loop())
+
+    async def _watch_loop(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            if self.broken():
+                self.recover(self.generation)
+
+    def broken(self) -> bool:
+        """True when a worker of the current pool died (the executor then refuses every task)."""
+        # ProcessPoolExecutor notices a dead worker through its process sentinels and marks
+        # itself broken (`_broken`, no public accessor); a worker that exited shows as not alive.
+        ex = self.executor
+        return bool(getattr(ex, "_broken", False)) or any(
+            not p.is_alive() for p in list((getattr(ex, "_processes", None) or {}).values()))
+
+    def _submit(self, job: Job) -> tuple[int, Future]:
         with self._lock:
             return self.generation, self.executor.submit(filter_page, job)
+
+    def submit(self, job: Job) -> tuple[int, Future]:
+        """Submit ``job``; a pool found broken is replaced and the job submitted to the new one."""
+        try:
+            return self._submit(job)
+        except (BrokenProcessPool, RuntimeError):
+            self.recover(self.generation)
+            return self._submit(job)
+
+    async def run(self, job: Job, timeout: float, max_queue: float) -> Outcome:
+        """``job``'s outcome; Busy when no worker frees up within ``max_queue`` seconds;
+        Outcome(reason="timeout") when its filtering takes longer than ``timeout``."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.workers)
+        # Refuse at once when the queue ahead (at the recent pace) is already longer than allowed.
+        if self._slots.locked() and self._waiting * self._avg_s / self.workers > max_queue:
+            raise Busy
+        self._waiting += 1
+        try:
+            await asyncio.wait_for(self._slots.acquire(), max_queue)
+        except TimeoutError:
+            raise Busy from None
+        finally:
+            self._waiting -= 1
+        loop = asyncio.get_running_loop()
+        try:
+            # A pool being replaced warms up first; that wait is queueing too, not filtering.
+            if not all(f.done() for f in self.warm):
+                await self.ready(max(max_queue, WARM_UP_WAIT_SECONDS))
+            generation, future = self.submit(job)
+        except BaseException:
+            self._slots.release()
+            raise
+        started = time.perf_counter()
+        slots = self._slots
+
+        def finished(f: Future) -> None:
+            self._avg_s = 0.8 * self._avg_s + 0.2 * (time.perf_counter() - started)
+            loop.call_soon_threadsafe(slots.release)
+
+        future.add_done_callback(finished)
+        wrapped = asyncio.wrap_future(future)
+        done, _ = await asyncio.wait([wrapped], timeout=timeout)
+        if not done:
+            # The worker interrupts itself shortly after (SIGALRM); its slot comes back then.
+            wrapped.add_done_callback(_retrieve)
+            return Outcome(reason="timeout", error=f"filtering took longer than {timeout:g} s")
+        try:
+            return wrapped.result()
+        except BrokenProcessPool:
+            self.recover(generation)
+            return Outcome(reason="error", error="a worker process died")
+        except CancelledError:
+            return Outcome(reason="error", error="the worker pool was replaced")
 
     def recover(self, generation: int) -> None:
         """Replace a broken pool (once, however many requests saw it break)."""
@@ -142,7 +245,15 @@ class WorkerPool:
         return list(getattr(self.executor, "_processes", None) or {})
 
     def shutdown(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _retrieve(f: asyncio.Future) -> None:
+    """Mark a result nobody waits for any more as seen (no "exception never retrieved" noise)."""
+    if not f.cancelled():
+        f.exception()
 
 
 class Declutter:
@@ -155,7 +266,7 @@ class Declutter:
         self._executor = executor  # tests: a thread pool instead of worker processes
         self.pool: WorkerPool | None = None
         self._pool_key: Any = None
-        self._specs: dict[tuple, Any] = {}
+        self._specs: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
         self._param = ""
         self._header = ""
 
@@ -163,6 +274,13 @@ class Declutter:
     def configure(self, updated: set[str]) -> None:
         s = self.source.settings
         self._param, self._header = s.bypass_param, s.bypass_header
+        # Past max_body_bytes a body is passed through, never buffered: mitmproxy switches a flow
+        # to streaming once its buffered body (or its Content-Length) passes stream_large_bodies.
+        # An operator's smaller value is kept.
+        if "stream_large_bodies" in ctx.options:  # declared by mitmproxy's proxyserver addon
+            current = parse_size(ctx.options.stream_large_bodies)
+            if current is None or current > s.max_body_bytes:
+                ctx.options.update(stream_large_bodies=str(s.max_body_bytes))
         key = (id(self.source.cfg), s.workers, self.source.preset)
         if key != self._pool_key:
             self._specs.clear()
@@ -170,11 +288,13 @@ class Declutter:
             if self.pool is not None:  # a new config while running: new workers for it
                 old, self.pool = self.pool, self._new_pool()
                 old.shutdown()
+                self.pool.watch()
 
     async def running(self) -> None:
         if self.pool is None and self._executor is None:
             self.pool = self._new_pool()
             took = await self.pool.ready(WARM_UP_LIMIT_SECONDS)
+            self.pool.watch()
             log.info("%d worker processes ready in %.1f s", self.pool.workers, took)
 
     def _new_pool(self) -> WorkerPool:
@@ -182,7 +302,8 @@ class Declutter:
         state_path = getattr(cfg.globals.get("state"), "path", None)  # engineer E's `state:` section
         if state_path and state_path != ":memory:":
             state_path = os.path.expanduser(state_path)
-        return WorkerPool(self.source.settings.workers, cfg.resolve(self.source.preset), state_path)
+        key, spec = self._spec_for(self.source.preset or cfg.default_preset, {})
+        return WorkerPool(self.source.settings.workers, spec, state_path, key)
 
     def done(self) -> None:
         if self.pool is not None:
@@ -204,32 +325,48 @@ class Declutter:
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Decide on headers alone when possible; such responses stream through unbuffered."""
+        resp = flow.response
+        # Only this addon says whether a page was filtered: a site cannot send that itself.
+        resp.headers.pop(HEADER, None)
         reason = self._skip_reason(flow)
         if reason is None:
-            length = flow.response.headers.get("content-length", "")
+            length = resp.headers.get("content-length", "")
             if length.isdigit() and int(length) > self.source.settings.max_body_bytes:
                 reason = "too-large"
         if reason is not None:
-            flow.response.stream = True
-            self._unfiltered(flow, reason)
+            resp.stream = True
+            return self._unfiltered(flow, reason)
+        if "content-length" not in resp.headers:
+            # Length unknown (chunked or until close): mitmproxy streams it on, headers first, if it
+            # passes stream_large_bodies; those headers then say so. A body that ends in time is
+            # buffered and the response hook sets the real answer.
+            resp.headers[HEADER] = "unfiltered; reason=too-large"
 
     async def response(self, flow: http.HTTPFlow) -> None:
-        if HEADER in flow.response.headers:
+        if DECISION_KEY in flow.metadata:
             return  # decided on the headers
+        resp = flow.response
+        if resp.stream or resp.raw_content is None:
+            # Switched to streaming by mitmproxy (body past stream_large_bodies): already sent.
+            return self._unfiltered(flow, "too-large")
         reason = self._skip_reason(flow)
         if reason is not None:
             return self._unfiltered(flow, reason)
-        resp = flow.response
         limit = self.source.settings.max_body_bytes
-        if resp.raw_content is None:
-            return self._unfiltered(flow, "streamed")
-        if len(resp.raw_content) > limit:
+        raw = resp.raw_content
+        if len(raw) > limit:
             return self._unfiltered(flow, "too-large")
+        coding = resp.headers.get("content-encoding", "")
         try:
-            body = resp.get_content(strict=True)
+            if not coding.strip():
+                body = raw
+            elif len(raw) <= INLINE_DECODE_BYTES:
+                body = decode_capped(raw, coding, limit)
+            else:  # a large body is inflated in a thread, never on the event loop
+                body = await asyncio.to_thread(decode_capped, raw, coding, limit)
         except ValueError as err:
             return self._failed(flow, "error", f"cannot decode the body: {err}")
-        if body is None or len(body) > limit:
+        if body is None:
             return self._unfiltered(flow, "too-large")
         kind, charset = media_type(resp.headers)
         if kind not in HTML_TYPES and not sniff_html(body):
@@ -237,10 +374,10 @@ class Declutter:
         if not body.strip() or looks_binary(body):
             return self._unfiltered(flow, "not-html")
         try:
-            spec = self._spec(flow)
+            spec_key, spec = self._spec(flow)
         except ConfigError as err:
             return self._failed(flow, "error", f"profile: {err}")
-        await self._filter(flow, spec, body, charset)
+        await self._filter(flow, spec_key, spec, body, charset)
 
     # -- work ----------------------------------------------------------------------------
     def _skip_reason(self, flow: http.HTTPFlow) -> str | None:
@@ -262,38 +399,60 @@ class Declutter:
             return "not-html"
         return None
 
-    def _spec(self, flow: http.HTTPFlow) -> Any:
+    def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
         profile = flow.metadata.get(PROFILE_KEY) or {}
-        preset = profile.get("preset") or self.source.preset
-        overrides = profile.get("overrides") or {}
-        key = (preset, _freeze(overrides))
-        spec = self._specs.get(key)
-        if spec is None:
-            spec = self._specs[key] = self.source.cfg.resolve(preset, overrides)
-        return spec
+        preset = profile.get("preset") or self.source.preset or self.source.cfg.default_preset
+        return self._spec_for(preset, profile.get("overrides") or {})
 
-    async def _filter(self, flow: http.HTTPFlow, spec: Any, body: bytes, charset: str | None) -> None:
+    def _spec_for(self, preset: str, overrides: dict) -> tuple[str, Any]:
+        """(key, spec) of a preset with a user's overrides, resolved once (bounded LRU)."""
+        frozen = (preset, _freeze(overrides))
+        hit = self._specs.get(frozen)
+        if hit is not None:
+            self._specs.move_to_end(frozen)
+            return hit
+        spec = self.source.cfg.resolve(preset, overrides)
+        key = hashlib.sha256(f"{id(self.source.cfg)}|{frozen[0]}|{frozen[1]}".encode()).hexdigest()[:24]
+        self._specs[frozen] = (key, spec)
+        while len(self._specs) > SPEC_CACHE_SIZE:
+            self._specs.popitem(last=False)
+        return key, spec
+
+    async def _run(self, job: Job) -> Outcome:
         s = self.source.settings
-        job = Job(spec=spec, body=body, url=flow.request.pretty_url, charset=charset,
+        if self.pool is not None:
+            outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000)
+            if outcome.reason == "need-spec":  # this worker has not seen the spec yet
+                outcome = await self.pool.run(replace(job, spec=self._spec_by_key(job.spec_key)),
+                                              s.timeout_seconds, s.max_queue_ms / 1000)
+            return outcome
+        if self._executor is None:
+            return Outcome(reason="error", error="the worker pool is not running")
+        future = self._executor.submit(filter_page, replace(job, spec=self._spec_by_key(job.spec_key)))
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), s.timeout_seconds)
+        except TimeoutError:
+            return Outcome(reason="timeout", error=f"filtering took longer than {s.timeout_seconds:g} s")
+
+    def _spec_by_key(self, key: str) -> Any:
+        for k, spec in self._specs.values():
+            if k == key:
+                return spec
+        raise KeyError(key)  # not reached: a key is sent only while its spec is cached
+
+    async def _filter(self, flow: http.HTTPFlow, spec_key: str, spec: Any, body: bytes,
+                      charset: str | None) -> None:
+        s = self.source.settings
+        job = Job(spec_key=spec_key, spec=None, body=body, url=flow.request.pretty_url, charset=charset,
                   host=flow.request.pretty_host, timeout=s.timeout_seconds)
         t0 = time.perf_counter()
-        generation = None
         try:
-            if self.pool is not None:
-                generation, future = self.pool.submit(job)
-            elif self._executor is not None:
-                future = self._executor.submit(filter_page, job)
-            else:
-                return self._failed(flow, "error", "the worker pool is not running")
-            try:
-                outcome: Outcome = await asyncio.wait_for(asyncio.wrap_future(future), s.timeout_seconds)
-            except TimeoutError:
-                future.cancel()
-                return self._failed(flow, "timeout", f"filtering took longer than {s.timeout_seconds:g} s")
-        except BrokenProcessPool:
-            if self.pool is not None:
-                self.pool.recover(generation)
-            return self._failed(flow, "error", "a worker process died")
+            outcome = await self._run(job)
+        except Busy:
+            self._unfiltered(flow, "busy")
+            log.info("unfiltered %s reason=busy: no worker free within %d ms", flow.request.pretty_url,
+                     s.max_queue_ms)
+            return
         except RuntimeError as err:  # the pool is shutting down
             return self._failed(flow, "error", str(err))
         if outcome.reason is not None:
@@ -302,26 +461,76 @@ class Declutter:
             return self._failed(flow, outcome.reason, outcome.error or outcome.reason)
         ms = (time.perf_counter() - t0) * 1000
         resp = flow.response
-        resp.set_content(outcome.body)  # re-encodes as Content-Encoding says; sets Content-Length
+        coding = resp.headers.get("content-encoding", "")
+        if coding.strip() and len(outcome.body) > INLINE_DECODE_BYTES:
+            # Re-encode a large body in a thread, as the origin had it (set_content would do it here).
+            try:
+                encoded = await asyncio.to_thread(encoding.encode, outcome.body, coding)
+            except ValueError:
+                resp.set_content(outcome.body)
+            else:
+                resp.raw_content = encoded
+                if "transfer-encoding" not in resp.headers:
+                    resp.headers["content-length"] = str(len(encoded))
+        else:
+            resp.set_content(outcome.body)  # re-encodes as Content-Encoding says; sets Content-Length
         resp.headers["content-type"] = f"{outcome.media_type}; charset={web_label(outcome.encoding)}"
         for name in STALE_HEADERS:
             resp.headers.pop(name, None)
+        private_caching(resp.headers, spec_key, auth=self._auth())
         # A filter that raised was undone on this page (the others applied): the header says which.
-        errors = [f.split(":")[0] for f in outcome.failed if f.endswith(":error")]
+        errors = [f.name for f in outcome.failed if f.status == "error"]
         resp.headers[HEADER] = (f"filtered; preset={spec.preset}; ms={ms:.1f}"
                                 + (f"; failed={','.join(errors)}" if errors else ""))
-        flow.metadata["pagesieve"] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
-                                      "removed_by": dict(outcome.removed_by)}
+        flow.metadata[DECISION_KEY] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
+                                       "removed_by": dict(outcome.removed_by)}
         removed = ",".join(f"{n}:{c}" for n, c in outcome.removed_by) or "-"
-        failed = f" failed={','.join(outcome.failed)}" if outcome.failed else ""
+        failed = f" failed={','.join(f'{f.name}:{f.status}' for f in outcome.failed)}" if outcome.failed else ""
         log.info("filtered %s preset=%s in=%d out=%d ms=%.1f removed=%s%s", flow.request.pretty_host,
                  spec.preset, len(body), len(outcome.body), ms, removed, failed)
 
+    def _auth(self) -> bool:
+        users = self.source.cfg.globals.get("users") if self.source.cfg is not None else None
+        return bool(getattr(users, "auth", False))
+
     def _unfiltered(self, flow: http.HTTPFlow, reason: str) -> None:
         flow.response.headers[HEADER] = f"unfiltered; reason={reason}"
-        flow.metadata["pagesieve"] = {"filtered": False, "reason": reason}
+        flow.metadata[DECISION_KEY] = {"filtered": False, "reason": reason}
 
     def _failed(self, flow: http.HTTPFlow, reason: str, why: str) -> None:
         """Fail open: serve the original response, one log line."""
         self._unfiltered(flow, reason)
         log.warning("unfiltered %s reason=%s: %s; original page served", flow.request.pretty_url, reason, why)
+
+
+def private_caching(headers: http.Headers, spec_key: str, *, auth: bool) -> None:
+    """Make a filtered response's caching headers true of the filtered bytes (RFC 9110/9111).
+
+    The origin's validators describe its bytes, not ours: a range request or an ``If-Range``
+    with them would splice the original into the filtered page. So: no ``Accept-Ranges``; the
+    ``ETag`` becomes weak (never usable for ranges) and names the settings that produced it; no
+    ``Last-Modified`` (a date validator can serve ranges too). The output depends on the user's
+    settings: shared caches must not keep it (``public`` → ``private``, no ``s-maxage``), and
+    with authentication on it varies with the user (``Vary: Proxy-Authorization``).
+    """
+    headers.pop("accept-ranges", None)
+    headers.pop("last-modified", None)
+    etag = headers.get("etag")
+    if etag:
+        tag = hashlib.sha256(f"{etag}|{spec_key}".encode()).hexdigest()[:20]
+        headers["etag"] = f'W/"ps-{tag}"'
+    cc = headers.get("cache-control")
+    if cc is not None or auth:
+        items = [d.strip() for d in (cc or "").split(",") if d.strip()]
+        kept = [d for d in items if d.split("=")[0].strip().lower() not in ("public", "s-maxage", "private")]
+        no_store = any(d.lower() == "no-store" for d in kept)
+        if not no_store and (auth or len(kept) != len(items)):
+            kept.insert(0, "private")
+        if kept:
+            headers["cache-control"] = ", ".join(kept)
+        else:
+            headers.pop("cache-control", None)
+    if auth:
+        vary = [v.strip() for v in headers.get("vary", "").split(",") if v.strip()]
+        if "*" not in vary and "proxy-authorization" not in (v.lower() for v in vary):
+            headers["vary"] = ", ".join([*vary, "Proxy-Authorization"])

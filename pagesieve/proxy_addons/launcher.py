@@ -58,13 +58,10 @@ def check_listen(host: str, port: int) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from pagesieve import config as C
-    from pagesieve.proxy_addons.options import check_settings
-
     cfg = C.load(args.config)
     if args.preset and args.preset not in cfg.presets:
         raise ConfigError(f"--preset {args.preset!r}: unknown preset; available: {', '.join(sorted(cfg.presets))}")
     s = cfg.globals["proxy"]
-    check_settings(s)
     host = args.listen_host or s.listen_host
     port = args.listen_port if args.listen_port is not None else s.listen_port
     confdir = Path(os.path.expanduser(args.confdir or s.confdir))

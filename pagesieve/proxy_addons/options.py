@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,6 @@ from pagesieve.settings import setting
 log = logging.getLogger("pagesieve.proxy")
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
-HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
 
 
 @dataclass(frozen=True)
@@ -42,29 +40,27 @@ class ProxySettings:
                                              "served unfiltered (reason=too-large); the largest corpus page "
                                              "is 1.5 MB.", minimum=1, group="proxy")
     timeout_seconds: float = setting(10.0, "A page whose filtering takes longer than this many seconds is served "
-                                           "unfiltered (reason=timeout).", minimum=0.01, maximum=600, group="proxy")
+                                           "unfiltered (reason=timeout); time waiting for a free worker does "
+                                           "not count.", minimum=0.01, maximum=600, group="proxy")
+    max_queue_ms: int = setting(2000, "A page that would wait longer than this many milliseconds for a free "
+                                      "worker is served unfiltered (reason=busy): an overloaded proxy degrades "
+                                      "to a plain proxy instead of slowing every page down.",
+                                minimum=0, maximum=600_000, group="proxy")
     bypass_hosts: tuple[str, ...] = setting((), "Sites never filtered: a host matches an entry equal to it or "
                                                 "ending in '.' + entry (example.org covers www.example.org).",
                                             group="proxy")
     bypass_param: str = setting("pagesieve=off", "Query parameter (name=value) that shows one page unfiltered; "
                                                  "removed before the request goes to the site. Empty: none.",
-                                group="proxy")
+                                pattern=(r"(?:[^=&?# ][^&?# ]*=[^&?# ]*)?",
+                                         "name=value, e.g. pagesieve=off, or empty"), group="proxy")
     bypass_header: str = setting("X-Pagesieve-Bypass", "Request header that, when present and not '0', shows one "
                                                        "page unfiltered; removed before the request goes to the "
-                                                       "site. Empty: none.", group="proxy")
+                                                       "site. Empty: none.",
+                                 pattern=(r"[!#$%&'*+.^_`|~0-9A-Za-z-]*",
+                                          "an HTTP header name, e.g. X-Pagesieve-Bypass, or empty"), group="proxy")
     log_level: str = setting("info", "Log level of the proxy's own messages (info: one line per filtered page "
                                      "and per page served unfiltered because of an error).",
                              choices=LOG_LEVELS, group="proxy")
-
-
-def check_settings(s: ProxySettings) -> None:
-    """What the declarations cannot say: the bypass parameter and header are well-formed."""
-    p = s.bypass_param
-    if p and ("=" not in p or p.startswith("=") or any(c in p for c in "&?# ")):
-        raise ConfigError(f"proxy.bypass_param = {p!r}: expected name=value, e.g. pagesieve=off, or empty")
-    if s.bypass_header and not HEADER_NAME.match(s.bypass_header):
-        raise ConfigError(f"proxy.bypass_header = {s.bypass_header!r}: expected an HTTP header name, "
-                          "e.g. X-Pagesieve-Bypass, or empty")
 
 
 class ConfigSource:
@@ -96,10 +92,6 @@ class ConfigSource:
             else:
                 cfg = self._given
             self._check_preset(cfg, ctx.options.pagesieve_preset)
-            try:
-                check_settings(cfg.globals.get("proxy") or ProxySettings())
-            except ConfigError as err:
-                raise exceptions.OptionsError(str(err)) from err
             self.cfg = cfg
         if "pagesieve_preset" in updated:
             self._check_preset(self.cfg, ctx.options.pagesieve_preset)

@@ -1,10 +1,14 @@
 """What runs in the proxy's worker processes: one page through the chain, bounded in time.
 
-The proxy's event loop never runs a filter. It sends a :class:`Job` (a picklable
+The proxy's event loop never runs a filter. It sends a :class:`Job` (the key of a
 :class:`~pagesieve.config.ChainSpec`, the decoded body, the URL, the declared charset, the site)
 to a process of a :class:`concurrent.futures.ProcessPoolExecutor`; :func:`init_worker` warms
 that process up (builds the default preset's chain, so rule lists and models load before the
 first page) and :func:`filter_page` answers with a :class:`Outcome`.
+
+A worker keeps the specs (and their built chains) it was sent, by key, in a bounded LRU
+(:data:`SPEC_CACHE_SIZE`): a job carries only the key, and a worker that does not hold it
+answers ``reason="need-spec"`` — the proxy then sends that job again with the full spec.
 
 A chain that runs past its time limit is interrupted inside the worker (``SIGALRM``), so a
 pathological page does not keep a worker busy after the proxy has given up on it.
@@ -18,6 +22,7 @@ import signal
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +33,15 @@ log = logging.getLogger("pagesieve.proxy.worker")
 SELF_INTERRUPT_GRACE_SECONDS = 0.5
 
 
+#: Chain specs (with their built chains) a worker keeps, least recently used dropped first. A
+#: spec is one (preset, a user's overrides) pair; 64 covers a household's users and their sites.
+SPEC_CACHE_SIZE = 64
+
+
 @dataclass(frozen=True)
 class Job:
-    spec: Any  # pagesieve.config.ChainSpec
+    spec_key: str  # identifies ``spec``; a worker that holds it needs no spec
+    spec: Any  # pagesieve.config.ChainSpec, or None: the worker should hold spec_key already
     body: bytes
     url: str | None
     charset: str | None
@@ -39,17 +50,33 @@ class Job:
 
 
 @dataclass(frozen=True)
+class FilterStatus:
+    """What one filter of the chain did to the page."""
+
+    name: str
+    status: str  # "ok" | "error" | "skipped" | ... as the chain reports it
+    removed: int = 0
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """A filtered page (``error`` None) or why it was not filtered (``reason`` + ``error``)."""
+    """A filtered page (``reason`` None) or why it was not filtered (``reason`` + ``error``)."""
 
     body: bytes = b""
     media_type: str = "text/html"
     encoding: str = "utf-8"
     ms: float = 0.0
-    removed_by: tuple[tuple[str, int], ...] = ()
-    failed: tuple[str, ...] = ()
-    reason: str | None = None  # "not-html" | "timeout" | "error"
+    filters: tuple[FilterStatus, ...] = ()
+    reason: str | None = None  # "not-html" | "timeout" | "error" | "need-spec"
     error: str | None = None
+
+    @property
+    def removed_by(self) -> tuple[tuple[str, int], ...]:
+        return tuple((f.name, f.removed) for f in self.filters if f.removed and f.status == "ok")
+
+    @property
+    def failed(self) -> tuple[FilterStatus, ...]:
+        return tuple(f for f in self.filters if f.status != "ok")
 
 
 class _Interrupted(BaseException):
@@ -59,9 +86,26 @@ class _Interrupted(BaseException):
 
 _SITES: Any = None  # pagesieve.site_memory.SiteMemory in this worker, if built and configured
 _ALARM = False  # True in a worker process set up by init_worker (its SIGALRM handler installed)
+_CHAINS: OrderedDict[str, Any] = OrderedDict()  # spec key -> built Chain (this process's LRU)
 
 
-def init_worker(warm_spec: Any = None, state_path: str | None = None) -> None:
+def _chain(key: str, spec: Any) -> Any:
+    """The chain for ``key`` (built from ``spec`` and remembered), or None when neither is known."""
+    from pagesieve import config as C
+
+    chain = _CHAINS.get(key)
+    if chain is not None:
+        _CHAINS.move_to_end(key)
+        return chain
+    if spec is None:
+        return None
+    chain = _CHAINS[key] = C.build_chain(spec)
+    while len(_CHAINS) > SPEC_CACHE_SIZE:
+        _CHAINS.popitem(last=False)
+    return chain
+
+
+def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: str | None = None) -> None:
     """Process initializer: ignore Ctrl-C (the proxy shuts the pool down), warm up the chain,
     open the per-site memory when pagesieve.site_memory exists and a state path is configured."""
     global _SITES, _ALARM
@@ -71,7 +115,10 @@ def init_worker(warm_spec: Any = None, state_path: str | None = None) -> None:
     from pagesieve import config as C
 
     if warm_spec is not None:
-        C.build_chain(warm_spec)
+        if warm_key is not None:
+            _chain(warm_key, warm_spec)
+        else:
+            C.build_chain(warm_spec)
     if state_path:
         try:
             from pagesieve.site_memory import SiteMemory
@@ -109,7 +156,6 @@ def _on_alarm(signum, frame) -> None:
 
 def filter_page(job: Job) -> Outcome:
     """Run ``job`` through its chain; never raises for a page (the reason is in the outcome)."""
-    from pagesieve import config as C
     from pagesieve.errors import InputError
 
     alarm = _ALARM and threading.current_thread() is threading.main_thread()
@@ -117,8 +163,11 @@ def filter_page(job: Job) -> Outcome:
         signal.setitimer(signal.ITIMER_REAL, job.timeout + SELF_INTERRUPT_GRACE_SECONDS)
     t0 = time.perf_counter()
     try:
+        chain = _chain(job.spec_key, job.spec)
+        if chain is None:
+            return Outcome(reason="need-spec")
         store = _SITES.site(job.host) if _SITES is not None and job.host else None
-        result = C.build_chain(job.spec).process(job.body, url=job.url, declared_encoding=job.charset,
+        result = chain.process(job.body, url=job.url, declared_encoding=job.charset,
                                                  store=store)
     except _Interrupted:
         return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")
@@ -130,7 +179,6 @@ def filter_page(job: Job) -> Outcome:
     finally:
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
-    removed = tuple((f["filter"], f["removed"]) for f in result.filters if f["removed"] and f["status"] == "ok")
-    failed = tuple(f"{f['filter']}:{f['status']}" for f in result.filters if f["status"] != "ok")
+    filters = tuple(FilterStatus(f["filter"], f["status"], f["removed"] or 0) for f in result.filters)
     return Outcome(body=result.body, media_type=result.media_type, encoding=result.encoding, ms=result.ms,
-                   removed_by=removed, failed=failed)
+                   filters=filters)
