@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import getpass
 import hashlib
-import hmac
 import os
 import re
 import sys
 import tempfile
 import threading
+import time
+from collections import OrderedDict, deque
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import bcrypt
+from mitmproxy.utils.htpasswd import HtpasswdFile
 
 from pagesieve.errors import ConfigError, InputError
 from pagesieve.settings import setting
@@ -37,6 +40,22 @@ BCRYPT_ROUNDS = 12
 """bcrypt cost (log2 of the key-expansion rounds). 12 is the bcrypt package's default and above
 OWASP's minimum of 10 (Password Storage Cheat Sheet, "bcrypt"); the proxy checks a password once
 per connection-and-credential pair and caches the result, so the cost is paid rarely."""
+
+REMEMBERED_FAILURES = 4096
+"""Failed (user, password-hash) pairs the proxy remembers (least recent dropped) until the file
+changes: a browser re-sends a saved wrong password with every request, and each must not cost a
+bcrypt. Verified pairs are remembered apart, so guesses never push a real user's out."""
+
+FAILURE_WINDOW_SECONDS = 300.0
+"""Failed logins are counted over this window (seconds)."""
+
+MAX_FAILURES_PER_ADDRESS = 10
+"""Failed logins from one client address within the window before its further attempts are
+refused at once (403, no bcrypt run) until the oldest failure leaves the window."""
+
+MAX_FAILURES_PER_NAME = 10
+"""Likewise per user name (guessing one account from many addresses). A user whose password is
+already verified (remembered) keeps working: only unverified attempts are refused."""
 
 MIN_PASSWORD_CHARS = 8
 """Shortest password ``users add`` accepts (NIST SP 800-63B, section 5.1.1.2: at least 8)."""
@@ -90,7 +109,8 @@ class Htpasswd:
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
         self._hashes: dict[str, bytes] = {}
-        self._verified: dict[tuple[str, bytes], bytes] = {}
+        self._verified: set[tuple[str, bytes]] = set()  # one per user and password in use
+        self._rejected: OrderedDict[tuple[str, bytes], None] = OrderedDict()  # bounded: guesses
 
     def read(self) -> dict[str, str]:
         """name → hash, in file order. A missing file is an empty one; a malformed line an error."""
@@ -100,17 +120,15 @@ class Htpasswd:
             return {}
         except OSError as err:
             raise ConfigError(f"users.htpasswd = {str(self.path)!r}: cannot read: {err.strerror or err}") from err
-        out: dict[str, str] = {}
-        for n, line in enumerate(text.splitlines(), 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            name, sep, digest = line.partition(":")
-            if not sep or not digest.encode().startswith(_HASH_PREFIXES):
-                raise ConfigError(f"{self.path}:{n}: expected name:bcrypt-hash (htpasswd -B); "
+        try:
+            parsed = HtpasswdFile(text).users  # mitmproxy's own parser: name:hash lines, # comments
+        except ValueError as err:
+            raise ConfigError(f"{self.path}: {err}; expected name:bcrypt-hash lines (htpasswd -B)") from err
+        for name, digest in parsed.items():
+            if not digest.encode().startswith(_HASH_PREFIXES):
+                raise ConfigError(f"{self.path}: user {name!r}: expected name:bcrypt-hash (htpasswd -B); "
                                   "other hash types are not accepted")
-            out[name] = digest
-        return out
+        return dict(parsed)
 
     def write(self, entries: dict[str, str]) -> None:
         """Replace the file with ``entries`` (atomic rename; owner-only permissions)."""
@@ -135,30 +153,100 @@ class Htpasswd:
         if stamp != self._stamp:
             self._hashes = {k: v.encode("ascii") for k, v in self.read().items()} if stamp else {}
             self._verified.clear()
+            self._rejected.clear()
             self._stamp = stamp
         return self._hashes
 
+    @staticmethod
+    def _key(name: str, password: str) -> tuple[str, bytes]:
+        # A hash of the password, never the password, is what is remembered.
+        return name, hashlib.sha256(password.encode("utf-8", "surrogatepass")).digest()
+
+    def remembered(self, name: str, password: str) -> bool | None:
+        """The remembered verdict for this pair (no bcrypt run), or None when it must be checked."""
+        key = self._key(name, password)
+        with self._lock:
+            self._current()
+            if key in self._verified:
+                return True
+            if key in self._rejected:
+                self._rejected.move_to_end(key)
+                return False
+            return None
+
     def check(self, name: str, password: str) -> bool:
-        """True if ``password`` is ``name``'s. Successful checks are remembered (keyed by a hash
-        of the password, never the password) until the file changes, so bcrypt runs once."""
+        """True if ``password`` is ``name``'s. Verdicts are remembered (keyed by a hash of the
+        password) until the file changes, so bcrypt runs once per pair. An unknown name costs
+        one bcrypt of the same cost as a wrong password, so names cannot be told apart by time."""
+        remembered = self.remembered(name, password)
+        if remembered is not None:
+            return remembered
         with self._lock:
             digest = self._current().get(name)
+        pw = password.encode("utf-8", "surrogatepass")
         if digest is None:
-            bcrypt.checkpw(b"timing", _DUMMY_HASH)  # same cost as a wrong password for a real user
-            return False
-        pw = password.encode("utf-8")
-        key = (name, hashlib.sha256(pw).digest())
+            bcrypt.checkpw(pw[:MAX_PASSWORD_BYTES], dummy_hash())
+            ok = False
+        else:
+            ok = len(pw) <= MAX_PASSWORD_BYTES and bcrypt.checkpw(pw, digest)
+        key = self._key(name, password)
         with self._lock:
-            if hmac.compare_digest(self._verified.get(key, b""), digest):
-                return True
-        if len(pw) > MAX_PASSWORD_BYTES or not bcrypt.checkpw(pw, digest):
-            return False
-        with self._lock:
-            self._verified[key] = digest
-        return True
+            if ok:
+                self._verified.add(key)
+            else:
+                self._rejected[key] = None
+                while len(self._rejected) > REMEMBERED_FAILURES:
+                    self._rejected.popitem(last=False)
+        return ok
 
 
-_DUMMY_HASH = bcrypt.hashpw(b"timing", bcrypt.gensalt(4))
+@lru_cache(maxsize=1)
+def dummy_hash() -> bytes:
+    """A bcrypt hash of the real cost (:data:`BCRYPT_ROUNDS`), made once per process: checking a
+    password against it takes as long as against a user's hash."""
+    return bcrypt.hashpw(os.urandom(16).hex().encode(), bcrypt.gensalt(BCRYPT_ROUNDS))
+
+
+class FailureLimiter:
+    """Counts failed logins per client address and per user name over a sliding window; past
+    the limits further attempts are refused at once (no password check) until failures age out."""
+
+    def __init__(self, window: float = FAILURE_WINDOW_SECONDS, per_address: int = MAX_FAILURES_PER_ADDRESS,
+                 per_name: int = MAX_FAILURES_PER_NAME, clock=time.monotonic) -> None:
+        self.window, self.clock = window, clock
+        self.limits = {"address": per_address, "name": per_name}
+        self._failures: dict[tuple[str, str], deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, key: tuple[str, str], now: float) -> deque[float]:
+        times = self._failures.get(key)
+        if times is None:
+            return deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._failures[key]
+        return times
+
+    def retry_after(self, address: str, name: str) -> float:
+        """Seconds until an attempt from ``address`` for ``name`` is checked again (0: now)."""
+        now = self.clock()
+        wait = 0.0
+        with self._lock:
+            for key in (("address", address), ("name", name)):
+                times = self._recent(key, now)
+                if len(times) >= self.limits[key[0]]:
+                    wait = max(wait, times[0] + self.window - now)
+        return wait
+
+    def failed(self, address: str, name: str) -> None:
+        now = self.clock()
+        with self._lock:
+            if len(self._failures) > 100_000:  # a flood of names or addresses: forget the old ones
+                for key in list(self._failures):
+                    self._recent(key, now)
+            for key in (("address", address), ("name", name)):
+                self._failures.setdefault(key, deque()).append(now)
 
 
 def _read_password(args) -> str:

@@ -1,12 +1,18 @@
 """Who is asking: the user behind each request, and that user's settings for it.
 
-With ``users.auth`` on, mitmproxy's own proxy authentication (the ``proxyauth`` addon: ``407
-Proxy Authentication Required``, connections authenticated once by ``CONNECT``) checks every
-client; this addon gives it pagesieve's validator — the htpasswd file of ``users.htpasswd``
-(:class:`pagesieve.users.Htpasswd`: bcrypt, re-read when the file changes, a verified password
-remembered so bcrypt does not run on every plain-HTTP request). The user name then comes only from
-``flow.metadata["proxyauth"]``, which mitmproxy sets after checking the password: no request
-header can claim an identity. With auth off everyone is the ``default`` user.
+With ``users.auth`` on, this addon authenticates every client as mitmproxy's ``proxyauth`` addon
+does (same header parsing, ``407 Proxy Authentication Required`` with the realm of
+``users.realm``, a connection authenticated once by ``CONNECT`` stays so, the checked name in
+``flow.metadata["proxyauth"]``) — but without blocking the event loop: proxyauth calls its
+validator synchronously in its hooks, and a bcrypt check (cost 12) there stalls every client.
+Here the hooks are async and a password is checked in a small thread pool
+(:data:`BCRYPT_THREADS`) against ``users.htpasswd`` (:class:`pagesieve.users.Htpasswd`:
+re-read when the file changes; verdicts remembered, so a pair costs one bcrypt). Failed logins
+are limited per client address and per user name (:class:`pagesieve.users.FailureLimiter`):
+past the limit a client gets ``403`` with ``Retry-After`` at once, and a remembered good
+password still works. mitmproxy's own ``proxyauth`` option must stay unset with ``users.auth``.
+The user name comes only from ``flow.metadata["proxyauth"]``: no request header can claim an
+identity. With auth off everyone is the ``default`` user.
 
 For each request the user's effective settings on that site
 (:meth:`pagesieve.profiles.ProfileStore.effective`: preset, overrides, per-site rule) go to
@@ -16,11 +22,18 @@ For each request the user's effective settings on that site
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from mitmproxy import ctx, exceptions, http
+from mitmproxy import connection, ctx, exceptions, http
+from mitmproxy.addons.proxyauth import http_auth_header, is_http_proxy, parse_http_basic_auth
+from mitmproxy.net.http import status_codes
 
 from pagesieve.errors import ConfigError
 from pagesieve.proxy_addons.options import ConfigSource
@@ -29,6 +42,9 @@ log = logging.getLogger("pagesieve.proxy")
 
 USER_KEY = "pagesieve.user"
 PROFILE_KEY = "pagesieve.profile"
+#: Threads that run bcrypt checks: at most this many checks at once, whatever the number of
+#: clients guessing (bcrypt releases the GIL; the event loop keeps serving meanwhile).
+BCRYPT_THREADS = 2
 
 
 class HtpasswdValidator:
@@ -39,6 +55,13 @@ class HtpasswdValidator:
 
         self.htpasswd = Htpasswd(path)
         self.htpasswd.read()  # a malformed file fails at start-up, not on the first request
+
+    def remembered(self, username: str, password: str) -> bool | None:
+        try:
+            return self.htpasswd.remembered(username, password)
+        except ConfigError as err:
+            log.warning("proxy authentication: %s", err)
+            return False
 
     def __call__(self, username: str, password: str) -> bool:
         try:
@@ -56,6 +79,13 @@ class Identity:
         self.store: Any = None
         self._store_key: Any = None
         self.auth = False
+        self.validator: HtpasswdValidator | None = None
+        self.realm = "pagesieve"
+        self.limiter: Any = None
+        self._checks: ThreadPoolExecutor | None = None
+        # Connections authenticated by a CONNECT (as mitmproxy's proxyauth keeps them).
+        self.authenticated: weakref.WeakKeyDictionary[connection.Client, tuple[str, str]] = (
+            weakref.WeakKeyDictionary())
 
     def configure(self, updated: set[str]) -> None:
         cfg = self.source.cfg
@@ -63,18 +93,29 @@ class Identity:
             return
         users = cfg.globals["users"]
         self.auth = users.auth
+        self.realm = users.realm
         if users.auth:
-            proxyauth = ctx.master.addons.get("proxyauth")
-            if proxyauth is None:
-                raise exceptions.OptionsError("users.auth is on but mitmproxy's proxyauth addon is not loaded")
+            from pagesieve.users import FailureLimiter, dummy_hash
+
+            if getattr(ctx.options, "proxyauth", None):
+                raise exceptions.OptionsError("users.auth is on: leave mitmproxy's proxyauth option unset "
+                                              "(pagesieve checks users.htpasswd itself)")
             path = Path(users.htpasswd).expanduser()
             if not path.exists():
                 raise exceptions.OptionsError(f"users.auth is on but users.htpasswd ({path}) does not exist; "
                                               "add a user with `pagesieve users add NAME`")
             try:
-                proxyauth.validator = HtpasswdValidator(str(path))
+                self.validator = HtpasswdValidator(str(path))
             except ConfigError as err:
                 raise exceptions.OptionsError(str(err)) from err
+            if self.limiter is None:
+                self.limiter = FailureLimiter()
+            if self._checks is None:
+                self._checks = ThreadPoolExecutor(BCRYPT_THREADS, thread_name_prefix="pagesieve-bcrypt")
+            # The unknown-user hash costs a real bcrypt to make: make it now, off the event loop.
+            threading.Thread(target=dummy_hash, daemon=True).start()
+        else:
+            self.validator = None
         key = (id(cfg), cfg.globals["state"].path)
         if key != self._store_key:
             from pagesieve.profiles import ProfileStore
@@ -91,6 +132,60 @@ class Identity:
         if self.store is not None:
             self.store.close()
             self.store = None
+        if self._checks is not None:
+            self._checks.shutdown(wait=False, cancel_futures=True)
+            self._checks = None
+
+    # -- authentication (mitmproxy's proxyauth flow, checked off the event loop) ----------
+    async def http_connect(self, flow: http.HTTPFlow) -> None:
+        if self.auth and await self._authenticate(flow):
+            # All further requests over this connection are authenticated.
+            self.authenticated[flow.client_conn] = flow.metadata["proxyauth"]
+
+    async def _authenticate(self, flow: http.HTTPFlow) -> bool:
+        """Check the request's credentials; set ``flow.metadata["proxyauth"]`` or an error response."""
+        assert self.validator is not None and self.limiter is not None and self._checks is not None
+        is_proxy = is_http_proxy(flow)
+        header = http_auth_header(is_proxy)
+        try:
+            _, user, password = parse_http_basic_auth(flow.request.headers.get(header, ""))
+        except ValueError:
+            flow.response = self._challenge(is_proxy)
+            return False
+        ok = self.validator.remembered(user, password)
+        if ok is None:
+            address = flow.client_conn.peername[0] if flow.client_conn.peername else ""
+            wait = self.limiter.retry_after(address, user)
+            if wait > 0:
+                flow.response = self._too_many(wait)
+                return False
+            ok = await asyncio.get_running_loop().run_in_executor(self._checks, self.validator, user, password)
+            if not ok:
+                self.limiter.failed(address, user)
+                log.info("proxy authentication failed for %r from %s", user, address)
+        if not ok:
+            flow.response = self._challenge(is_proxy)
+            return False
+        flow.metadata["proxyauth"] = (user, password)
+        del flow.request.headers[header]
+        return True
+
+    def _challenge(self, is_proxy: bool) -> http.Response:
+        code = status_codes.PROXY_AUTH_REQUIRED if is_proxy else status_codes.UNAUTHORIZED
+        realm = self.realm.replace("\\", "\\\\").replace('"', '\\"')
+        name = "Proxy-Authenticate" if is_proxy else "WWW-Authenticate"
+        reason = status_codes.RESPONSES[code]
+        return http.Response.make(code, f"<html><head><title>{code} {reason}</title></head>"
+                                        f"<body><h1>{code} {reason}</h1></body></html>",
+                                  {name: f'Basic realm="{realm}"', "Content-Type": "text/html"})
+
+    @staticmethod
+    def _too_many(wait: float) -> http.Response:
+        seconds = max(1, math.ceil(wait))
+        return http.Response.make(
+            status_codes.FORBIDDEN,
+            f"Too many failed logins from this address or for this user name; try again in {seconds} s.\n",
+            {"Retry-After": str(seconds), "Content-Type": "text/plain; charset=utf-8"})
 
     def user_of(self, flow: http.HTTPFlow) -> str | None:
         """The authenticated user, ``default`` without auth, None when authentication failed."""
@@ -101,7 +196,12 @@ class Identity:
         creds = flow.metadata.get("proxyauth")
         return creds[0] if creds else None
 
-    def requestheaders(self, flow: http.HTTPFlow) -> None:
+    async def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if self.auth and self.validator is not None:
+            if flow.client_conn in self.authenticated:  # by an earlier CONNECT
+                flow.metadata["proxyauth"] = self.authenticated[flow.client_conn]
+            elif not flow.is_replay and not await self._authenticate(flow):
+                return
         user = self.user_of(flow)
         if user is not None:
             flow.metadata[USER_KEY] = user
