@@ -14,6 +14,7 @@ apply the same script twice, and a failing script leaves the database as it was.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,10 @@ from pagesieve.errors import ConfigError
 from pagesieve.settings import setting
 
 MEMORY = ":memory:"
+
+#: Permissions of the state database (and of the -wal/-shm files SQLite creates beside it, which
+#: take the database file's mode): owner only. It holds the CSRF key and every user's profile.
+FILE_MODE = 0o600
 
 BUSY_TIMEOUT_MS = 5000
 """How long a writer waits for another process's lock before failing (milliseconds). Writes
@@ -58,8 +63,14 @@ def connect(path: str) -> sqlite3.Connection:
     if real != MEMORY:
         try:
             Path(real).parent.mkdir(parents=True, exist_ok=True)
+            # Create the file owner-only before SQLite opens it (SQLite would use the umask, 0644);
+            # an existing file readable by others is tightened, with its -wal and -shm.
+            os.close(os.open(real, os.O_CREAT | os.O_RDWR, FILE_MODE))
+            for name in (real, real + "-wal", real + "-shm"):
+                if os.path.exists(name) and os.stat(name).st_mode & 0o077:
+                    os.chmod(name, FILE_MODE)
         except OSError as err:
-            raise ConfigError(f"state.path = {path!r}: cannot create its directory: {err.strerror or err}") from err
+            raise ConfigError(f"state.path = {path!r}: cannot create it: {err.strerror or err}") from err
     try:
         conn = sqlite3.connect(real, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                check_same_thread=False)

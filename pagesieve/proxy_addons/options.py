@@ -96,6 +96,10 @@ class ConfigSource:
         if "pagesieve_preset" in updated:
             self._check_preset(self.cfg, ctx.options.pagesieve_preset)
         self.preset = ctx.options.pagesieve_preset or None
+        # `mitmdump -s`: mitmproxy's listen_host defaults to "" (every interface); without an
+        # explicit --listen-host the proxy listens where proxy.listen_host says (127.0.0.1).
+        if "listen_host" in ctx.options and ctx.options.listen_host == "" and self.settings.listen_host:
+            ctx.options.update(listen_host=self.settings.listen_host)
         level = self.settings.log_level.upper()
         log.setLevel(level)
 

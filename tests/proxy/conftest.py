@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +64,9 @@ class Route:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    #: When set, the body is sent chunked (no Content-Length): these chunks, until the iterator
+    #: ends or the client goes away (an endless stream when the iterator is).
+    chunks: Callable[[], Iterator[bytes]] | None = None
 
 
 def build_routes() -> dict[str, Route]:
@@ -129,6 +133,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(route.status)
         for k, v in route.headers.items():
             self.send_header(k, v)
+        if route.chunks is not None:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                for chunk in route.chunks():
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:  # the client (the proxy) went away
+                self.close_connection = True
+            return
         if route.status not in (204, 304):
             self.send_header("Content-Length", str(len(route.body)))
         self.end_headers()
@@ -180,6 +194,14 @@ class Proxy:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def processes(self) -> list[int]:
+        """The proxy's process and its worker processes (children, from /proc)."""
+        return [self.proc.pid, *children(self.proc.pid)]
+
+    def workers(self) -> list[int]:
+        """Pids of the worker processes (not multiprocessing's resource tracker)."""
+        return [p for p in children(self.proc.pid) if b"resource_tracker" not in _cmdline(p)]
+
     def log_text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
@@ -191,6 +213,40 @@ class Proxy:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def children(pid: int) -> list[int]:
+    """Pids of the live children of ``pid`` (from /proc/*/stat)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry.name))
+    return out
+
+
+def peak_rss_mb(pid: int) -> float:
+    """Peak resident memory of ``pid`` so far (VmHWM), in MB; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def write_config(path: Path, state_dir: Path, **proxy) -> Path:
