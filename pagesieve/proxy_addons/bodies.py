@@ -29,21 +29,20 @@ class Overflow(Exception):
 
 
 def _zlib(raw: bytes, limit: int, wbits: int) -> bytes:
-    d = zlib.decompressobj(wbits)
     out = bytearray()
     data = raw
-    while data:
-        out += d.decompress(data, STEP_BYTES)
-        if len(out) > limit:
-            raise Overflow
-        data = d.unconsumed_tail
-        if d.eof:
-            break
-    if not d.eof:
-        out += d.flush()
-        if len(out) > limit:
-            raise Overflow
-    return bytes(out)
+    while True:
+        d = zlib.decompressobj(wbits)
+        while data and not d.eof:
+            out += d.decompress(data, STEP_BYTES)
+            if len(out) > limit:
+                raise Overflow
+            data = d.unconsumed_tail
+        if not d.eof:
+            raise ValueError("truncated stream")
+        data = d.unused_data
+        if not (wbits == 47 and data[:2] == b"\x1f\x8b"):  # another gzip member follows
+            return bytes(out)
 
 
 def _gzip(raw: bytes, limit: int) -> bytes:
@@ -104,6 +103,6 @@ def decode_capped(raw: bytes, content_encoding: str, limit: int) -> bytes | None
             body = decoder(body, limit)
         except Overflow:
             return None
-        except (zlib.error, brotli.error, zstandard.ZstdError) as err:
+        except (zlib.error, brotli.error, zstandard.ZstdError, ValueError) as err:
             raise ValueError(f"{coding}: {err}") from err
     return body if len(body) <= limit else None
