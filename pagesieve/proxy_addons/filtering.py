@@ -150,7 +150,10 @@ class WorkerPool:
     async def ready(self, limit: float) -> float:
         """Wait (without blocking the event loop) until every worker is warm; seconds taken."""
         t0 = time.perf_counter()
-        await asyncio.wait([asyncio.wrap_future(f) for f in self.warm], timeout=limit)
+        waiting = [asyncio.wrap_future(f) for f in self.warm]
+        for w in waiting:
+            w.add_done_callback(_retrieve)  # a worker that died warming up: the watcher replaces it
+        await asyncio.wait(waiting, timeout=limit)
         return time.perf_counter() - t0
 
     def watch(self) -> None:

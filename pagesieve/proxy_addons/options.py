@@ -96,12 +96,21 @@ class ConfigSource:
         if "pagesieve_preset" in updated:
             self._check_preset(self.cfg, ctx.options.pagesieve_preset)
         self.preset = ctx.options.pagesieve_preset or None
-        # `mitmdump -s`: mitmproxy's listen_host defaults to "" (every interface); without an
-        # explicit --listen-host the proxy listens where proxy.listen_host says (127.0.0.1).
-        if "listen_host" in ctx.options and ctx.options.listen_host == "" and self.settings.listen_host:
-            ctx.options.update(listen_host=self.settings.listen_host)
         level = self.settings.log_level.upper()
         log.setLevel(level)
+
+    def running(self) -> None:
+        """`mitmdump -s`: mitmproxy's listen_host defaults to "" (every interface) and its servers
+        start before a script is loaded. Without an explicit --listen-host they are restarted on
+        proxy.listen_host (127.0.0.1 by default) — pass --listen-host to skip that first moment."""
+        want = self.settings.listen_host
+        if "listen_host" not in ctx.options or ctx.options.listen_host != "" or not want:
+            return
+        ctx.options.update(listen_host=want)
+        if ctx.options.server:
+            log.warning("listening on %s (proxy.listen_host), not on every interface", want)
+            ctx.options.update(server=False)  # mitmproxy's own switch: stops the servers…
+            ctx.options.update(server=True)  # …and starts them on the new address
 
     @staticmethod
     def _check_preset(cfg: Any, preset: str) -> None:
