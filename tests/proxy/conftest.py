@@ -33,6 +33,7 @@ from tests.conftest import REPO, corpus_pages
 INJECT = Path(__file__).parent / "inject"
 MAX_BODY = 3_000_000  # the test proxy's proxy.max_body_bytes
 TIMEOUT = 3.0  # the test proxy's proxy.timeout_seconds
+READY_SECONDS = 180  # a deadline for the workers' warm-up (lists, models) on a loaded machine
 
 ARTICLE = ("<p>The council of Brightwater voted on Tuesday to rebuild the old harbour wall after the winter "
            "storms. Engineers said the work would take two summers and cost less than a new breakwater.</p>") * 6
@@ -156,13 +157,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._send(True)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024  # socketserver's 5 drops connections under concurrent clients
+
+
 class Origin:
     """A threaded origin server on a loopback address (HTTPS when given a certificate)."""
 
     def __init__(self, routes: dict[str, Route], host: str = "127.0.0.1", cert: tuple[str, str] | None = None):
         handler = type("Handler", (_Handler,), {"routes": routes, "seen": []})
         self.handler = handler
-        self.server = http.server.ThreadingHTTPServer((host, 0), handler)
+        self.server = _Server((host, 0), handler)
         self.server.daemon_threads = True
         if cert:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -277,7 +282,7 @@ def start_proxy(tmp: Path, *args: str, config: Path | None = None, command=pages
     proc = subprocess.Popen(command(port, confdir, config, *args),
                             stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env, cwd=str(tmp))
     proxy = Proxy(proc, port, confdir, log, config)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + READY_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the proxy exited with {proc.returncode}:\n{proxy.log_text()}")
@@ -285,7 +290,7 @@ def start_proxy(tmp: Path, *args: str, config: Path | None = None, command=pages
             return proxy
         time.sleep(0.1)
     proxy.stop()
-    raise RuntimeError(f"the proxy did not get ready in 60 s:\n{proxy.log_text()}")
+    raise RuntimeError(f"the proxy did not get ready in {READY_SECONDS} s:\n{proxy.log_text()}")
 
 
 @pytest.fixture(scope="session")

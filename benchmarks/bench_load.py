@@ -1,0 +1,220 @@
+"""Load test: many keep-alive clients through pagesieve and through plain mitmdump, in one run.
+
+    nice -n 10 .venv/bin/python benchmarks/bench_load.py [--clients 200] [--seconds 60]
+
+Real processes on loopback: an origin (``tests/proxy/conftest.Origin``) serving the corpus pages
+(``../shared/data/extraction/scrapinghub``) and small images, a ``pagesieve run`` (declutter, one
+worker per core, default limits) and a ``mitmdump`` with no addon. For each proxy, N asyncio
+clients (one keep-alive connection each) fetch random pages and images for the given time.
+
+Every answer is checked against what the origin sent: an image or an unfiltered page must be the
+origin's bytes; a filtered page must be whole (Content-Length = bytes received, one ``</html>`` at
+the end). Errors (exceptions, non-200) and corrupted or truncated bodies are counted; pages/s,
+p50/p99 latency and the pagesieve/mitmdump throughput ratio are printed, with pagesieve's
+X-Pagesieve reasons. During pagesieve's run a worker is killed (SIGKILL) while idle (before the
+load) and one while busy (mid-run). Peak RSS (VmHWM from /proc) of the proxy and of every worker
+seen is printed. Last, a gzip bomb (1.1 MB → 1.1 GB) is fetched through each proxy: seconds each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.bench_proxy import percentile, start_mitmdump  # noqa: E402
+from tests.conftest import corpus_pages  # noqa: E402
+from tests.proxy.adversarial import gzip_bomb  # noqa: E402
+from tests.proxy.conftest import Origin, Route, children, peak_rss_mb, start_proxy  # noqa: E402
+
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+
+
+def build_routes(pages: int) -> dict[str, Route]:
+    routes: dict[str, Route] = {}
+    for pid, path, _ in corpus_pages()[:pages]:
+        routes[f"/page/{pid}.html"] = Route(headers=HTML, body=path.read_bytes())
+    rnd = random.Random(1)
+    for i in range(20):
+        routes[f"/img/{i}.png"] = Route(headers={"Content-Type": "image/png"},
+                                        body=b"\x89PNG\r\n\x1a\n" + rnd.randbytes(rnd.randint(200, 8000)))
+    routes["/bomb.html"] = Route(headers={**HTML, "Content-Encoding": "gzip"}, body=gzip_bomb())
+    return routes
+
+
+def check(route: Route, r: httpx.Response, body: bytes) -> str | None:
+    """None when the answer is right, else what is wrong."""
+    if r.status_code != 200:
+        return f"status {r.status_code}"
+    verdict = r.headers.get("x-pagesieve", "")
+    if verdict.startswith("filtered;"):
+        length = r.headers.get("content-length")
+        if length is not None and int(length) != len(body):
+            return "truncated (Content-Length)"
+        if not body.rstrip().lower().endswith(b"</html>") or body.lower().count(b"</html>") != 1:
+            return "truncated or spliced (</html>)"
+        return None
+    return None if body == route.body else "not the origin's bytes"
+
+
+class Run:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.latencies: list[float] = []
+        self.errors: Counter[str] = Counter()
+        self.bad: Counter[str] = Counter()
+        self.verdicts: Counter[str] = Counter()
+        self.seconds = 0.0
+
+    def summary(self) -> str:
+        n = len(self.latencies)
+        return (f"{self.name:10} {n:6d} answers {n / self.seconds:7.1f}/s  p50 {percentile(self.latencies, .5) * 1000:7.0f} ms"
+                f"  p99 {percentile(self.latencies, .99) * 1000:7.0f} ms  errors {sum(self.errors.values())}"
+                f"  corrupted/truncated {sum(self.bad.values())}")
+
+
+async def client(proxy: str, origin: Origin, urls: list[str], until: float, run: Run, seed: int) -> None:
+    rnd = random.Random(seed)
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    async with httpx.AsyncClient(proxy=proxy, trust_env=False, timeout=60, limits=limits) as c:
+        while time.monotonic() < until:
+            path = rnd.choice(urls)
+            t0 = time.monotonic()
+            try:
+                async with c.stream("GET", origin.url(path)) as r:
+                    body = b"".join([chunk async for chunk in r.aiter_raw()])
+            except httpx.HTTPError as err:
+                run.errors[type(err).__name__] += 1
+                continue
+            run.latencies.append(time.monotonic() - t0)
+            wrong = check(origin.routes[path], r, body)
+            if wrong:
+                (run.errors if wrong.startswith("status") else run.bad)[wrong] += 1
+            verdict = r.headers.get("x-pagesieve")
+            if verdict:
+                run.verdicts["filtered" if verdict.startswith("filtered") else verdict.split("reason=")[-1]] += 1
+
+
+def cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except OSError:
+        return 0
+
+
+def workers_of(pid: int) -> list[int]:
+    return [c for c in children(pid)
+            if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+async def killer(proxy_pid: int, at: float, log: list[str]) -> None:
+    """At ``at`` (monotonic), SIGKILL the worker using the most CPU (a busy one)."""
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    before = {p: cpu_ticks(p) for p in workers_of(proxy_pid)}
+    await asyncio.sleep(0.3)
+    busy = max(before, key=lambda p: cpu_ticks(p) - before[p])
+    os.kill(busy, signal.SIGKILL)
+    log.append(f"killed busy worker {busy} ({cpu_ticks(busy) - before[busy]} ticks in 0.3 s) at {time.strftime('%X')}")
+
+
+async def sample_rss(pid: int, until: float, peaks: dict[int, float]) -> None:
+    while time.monotonic() < until:
+        for p in [pid, *workers_of(pid)]:
+            peaks[p] = max(peaks.get(p, 0.0), peak_rss_mb(p))
+        await asyncio.sleep(1)
+
+
+async def load(name: str, proxy: str, origin: Origin, urls: list[str], clients: int, seconds: float,
+               proxy_pid: int | None = None, events: list[str] | None = None,
+               peaks: dict[int, float] | None = None) -> Run:
+    run = Run(name)
+    t0 = time.monotonic()
+    until = t0 + seconds
+    tasks = [client(proxy, origin, urls, until, run, i) for i in range(clients)]
+    if proxy_pid is not None:
+        tasks.append(killer(proxy_pid, t0 + seconds / 2, events))
+        tasks.append(sample_rss(proxy_pid, until, peaks))
+    await asyncio.gather(*tasks)
+    run.seconds = time.monotonic() - t0
+    return run
+
+
+def bomb_seconds(proxy: str, url: str, n: int = 5) -> tuple[float, str]:
+    times, verdict = [], ""
+    with httpx.Client(proxy=proxy, trust_env=False, timeout=120) as c:
+        for _ in range(n):
+            t0 = time.monotonic()
+            with c.stream("GET", url) as r:
+                b"".join(r.iter_raw())
+            times.append(time.monotonic() - t0)
+            verdict = r.headers.get("x-pagesieve", "-")
+    return statistics.median(times), verdict
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--clients", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--pages", type=int, default=60, help="corpus pages in the mix (with 20 small images)")
+    args = ap.parse_args(argv)
+    routes = build_routes(args.pages)
+    urls = [p for p in routes if p != "/bomb.html"]
+    print(f"mix: {sum(p.startswith('/page/') for p in urls)} corpus pages, {sum(p.startswith('/img/') for p in urls)} "
+          f"images; {args.clients} clients x {args.seconds:g} s per proxy; {os.cpu_count()} cores")
+    origin = Origin(routes, host="127.0.0.3")
+    tmp = Path(tempfile.mkdtemp(prefix="pagesieve-load-"))
+    ps = start_proxy(tmp / "pagesieve", workers=0, max_body_bytes=8_000_000, timeout_seconds=10.0)
+    md, md_port = start_mitmdump(tmp)
+    events: list[str] = []
+    peaks: dict[int, float] = {}
+    try:
+        # An idle worker killed before the load: the pool must replace it and go on filtering.
+        idle = workers_of(ps.proc.pid)[0]
+        os.kill(idle, signal.SIGKILL)
+        events.append(f"killed idle worker {idle} at {time.strftime('%X')}")
+        runs = [asyncio.run(load("pagesieve", ps.url, origin, urls, args.clients, args.seconds, ps.proc.pid,
+                                 events, peaks)),
+                asyncio.run(load("mitmdump", f"http://127.0.0.1:{md_port}", origin, urls, args.clients,
+                                 args.seconds))]
+        bomb = {name: bomb_seconds(url, origin.url("/bomb.html"))
+                for name, url in (("pagesieve", ps.url), ("mitmdump", f"http://127.0.0.1:{md_port}"))}
+        peaks[ps.proc.pid] = max(peaks.get(ps.proc.pid, 0.0), peak_rss_mb(ps.proc.pid))
+        replaced = ps.log_text().count("worker pool replaced")
+    finally:
+        ps.stop()
+        md.terminate()
+        md.wait(10)
+        origin.close()
+    for line in events:
+        print(line)
+    for run in runs:
+        print(run.summary())
+        for what, n in (run.errors + run.bad).most_common():
+            print(f"    {n:6d} {what}")
+    print("pagesieve answers:", dict(runs[0].verdicts.most_common()), f"pool replaced {replaced} times")
+    ratio = (len(runs[0].latencies) / runs[0].seconds) / max(1e-9, len(runs[1].latencies) / runs[1].seconds)
+    print(f"throughput pagesieve/mitmdump: {ratio:.2f}")
+    print(f"peak RSS: proxy {peaks.pop(ps.proc.pid):.0f} MB; workers (MB): "
+          + ", ".join(f"{v:.0f}" for v in sorted(peaks.values(), reverse=True)))
+    for name, (secs, verdict) in bomb.items():
+        print(f"gzip bomb (1.1 MB -> 1.1 GB) through {name}: {secs:.3f} s median of 5  [{verdict}]")
+    print(f"gzip bomb ratio pagesieve/mitmdump: {bomb['pagesieve'][0] / bomb['mitmdump'][0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
