@@ -67,9 +67,6 @@ HTML_SIGNATURE = re.compile(
 #: How long start-up waits for the workers to load their chains (block lists, models) before
 #: serving anyway (pages then wait for a worker, within proxy.timeout_seconds).
 WARM_UP_LIMIT_SECONDS = 120.0
-#: How long a page waits for a replaced pool to warm up at most (seconds), when that is longer
-#: than proxy.max_queue_ms: a new pool loads its lists and models once.
-WARM_UP_WAIT_SECONDS = 30.0
 #: How often the pool is checked for a worker that died while idle (seconds).
 WATCH_SECONDS = 0.5
 #: Headers about the original bytes that become wrong once the body changed.
@@ -156,6 +153,9 @@ class WorkerPool:
         await asyncio.wait(waiting, timeout=limit)
         return time.perf_counter() - t0
 
+    def is_warm(self) -> bool:
+        return all(f.done() for f in self.warm)
+
     def watch(self) -> None:
         """Start replacing a pool whose worker died while idle (checked every WATCH_SECONDS)."""
         if self._watch is None:
@@ -205,8 +205,10 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         try:
             # A pool being replaced warms up first; that wait is queueing too, not filtering.
-            if not all(f.done() for f in self.warm):
-                await self.ready(max(max_queue, WARM_UP_WAIT_SECONDS))
+            if not self.is_warm():
+                await self.ready(max_queue)
+                if not self.is_warm():
+                    raise Busy
             generation, future = self.submit(job)
         except BaseException:
             self._slots.release()
@@ -243,6 +245,16 @@ class WorkerPool:
             self.generation += 1
         old.shutdown(wait=False, cancel_futures=True)
         log.warning("worker pool replaced after a worker died (%d workers)", self.workers)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._announcing = loop.create_task(self._announce(self.generation))
+
+    async def _announce(self, generation: int) -> None:
+        took = await self.ready(WARM_UP_LIMIT_SECONDS)
+        if generation == self.generation:
+            log.info("replaced worker pool ready in %.1f s", took)
 
     def pids(self) -> list[int]:
         return list(getattr(self.executor, "_processes", None) or {})

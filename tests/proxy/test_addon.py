@@ -30,7 +30,9 @@ def tmp_state(tmp_path_factory, monkeypatch_module):
     from tests.proxy.conftest import write_config
 
     tmp = tmp_path_factory.mktemp("addon")
-    monkeypatch_module.setenv("PAGESIEVE_CONFIG", str(write_config(tmp / "config.yaml", tmp)))
+    # In process the first page also loads the lists and models (no warm-up): a generous limit.
+    config = write_config(tmp / "config.yaml", tmp, timeout_seconds=120)
+    monkeypatch_module.setenv("PAGESIEVE_CONFIG", str(config))
 
 
 @pytest.fixture(scope="module")

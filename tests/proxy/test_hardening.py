@@ -114,7 +114,7 @@ def test_a_worker_killed_while_idle_is_replaced(one_worker, origin):
     assert get(one_worker, origin.url("/normal.html")).headers["x-pagesieve"].startswith("filtered;")
     [worker] = one_worker.workers()
     os.kill(worker, signal.SIGKILL)
-    wait_for(lambda: "worker pool replaced" in one_worker.log_text(), 30, "the pool replaced")
+    wait_for(lambda: "replaced worker pool ready" in one_worker.log_text(), 180, "the pool replaced")
     r = get(one_worker, origin.url("/normal.html"))
     assert r.headers["x-pagesieve"].startswith("filtered;"), r.headers["x-pagesieve"]
     assert worker not in one_worker.workers()
