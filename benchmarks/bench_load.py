@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import random
 import signal
+import ssl
 import statistics
 import sys
 import tempfile
@@ -41,6 +43,7 @@ from tests.proxy.adversarial import gzip_bomb  # noqa: E402
 from tests.proxy.conftest import Origin, Route, children, peak_rss_mb, start_proxy  # noqa: E402
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
+TLS = ssl.create_default_context()
 
 
 def build_routes(pages: int) -> dict[str, Route]:
@@ -53,6 +56,31 @@ def build_routes(pages: int) -> dict[str, Route]:
                                         body=b"\x89PNG\r\n\x1a\n" + rnd.randbytes(rnd.randint(200, 8000)))
     routes["/bomb.html"] = Route(headers={**HTML, "Content-Encoding": "gzip"}, body=gzip_bomb())
     return routes
+
+
+class RemoteOrigin:
+    """The origin in its own process: its threads must not share a GIL with the clients (with
+    both in one process, 200 connections starved the clients' event loop)."""
+
+    def __init__(self, pages: int, host: str = "127.0.0.3") -> None:
+        self.routes = build_routes(pages)  # the same bytes as the server's (seeded): for the checks
+        parent, child = multiprocessing.Pipe()
+        self.proc = multiprocessing.get_context("fork").Process(target=_serve, args=(pages, host, child), daemon=True)
+        self.proc.start()
+        self.host, self.port = host, parent.recv()
+
+    def url(self, path: str) -> str:
+        return f"http://{self.host}:{self.port}{path}"
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.join(10)
+
+
+def _serve(pages: int, host: str, conn) -> None:
+    origin = Origin(build_routes(pages), host=host)
+    conn.send(origin.port)
+    signal.sigwait({signal.SIGTERM})
 
 
 def check(route: Route, r: httpx.Response, body: bytes) -> str | None:
@@ -86,10 +114,12 @@ class Run:
                 f"  corrupted/truncated {sum(self.bad.values())}")
 
 
-async def client(proxy: str, origin: Origin, urls: list[str], until: float, run: Run, seed: int) -> None:
+async def client(proxy: str, origin: RemoteOrigin, urls: list[str], until: float, run: Run, seed: int) -> None:
     rnd = random.Random(seed)
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    async with httpx.AsyncClient(proxy=proxy, trust_env=False, timeout=60, limits=limits) as c:
+    # One TLS context for all clients: httpx builds one per client otherwise (the CA bundle
+    # loaded 200 times took the clients' CPU for the first tens of seconds). Plain HTTP only here.
+    async with httpx.AsyncClient(proxy=proxy, trust_env=False, timeout=60, limits=limits, verify=TLS) as c:
         while time.monotonic() < until:
             path = rnd.choice(urls)
             t0 = time.monotonic()
@@ -117,8 +147,14 @@ def cpu_ticks(pid: int) -> int:
 
 
 def workers_of(pid: int) -> list[int]:
-    return [c for c in children(pid)
-            if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+    out = []
+    for c in children(pid):
+        try:
+            if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes():
+                out.append(c)
+        except OSError:  # gone meanwhile
+            pass
+    return out
 
 
 async def killer(proxy_pid: int, at: float, log: list[str]) -> None:
@@ -138,7 +174,7 @@ async def sample_rss(pid: int, until: float, peaks: dict[int, float]) -> None:
         await asyncio.sleep(1)
 
 
-async def load(name: str, proxy: str, origin: Origin, urls: list[str], clients: int, seconds: float,
+async def load(name: str, proxy: str, origin: RemoteOrigin, urls: list[str], clients: int, seconds: float,
                proxy_pid: int | None = None, events: list[str] | None = None,
                peaks: dict[int, float] | None = None) -> Run:
     run = Run(name)
@@ -171,11 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--pages", type=int, default=60, help="corpus pages in the mix (with 20 small images)")
     args = ap.parse_args(argv)
-    routes = build_routes(args.pages)
+    origin = RemoteOrigin(args.pages)
+    routes = origin.routes
     urls = [p for p in routes if p != "/bomb.html"]
     print(f"mix: {sum(p.startswith('/page/') for p in urls)} corpus pages, {sum(p.startswith('/img/') for p in urls)} "
           f"images; {args.clients} clients x {args.seconds:g} s per proxy; {os.cpu_count()} cores")
-    origin = Origin(routes, host="127.0.0.3")
     tmp = Path(tempfile.mkdtemp(prefix="pagesieve-load-"))
     ps = start_proxy(tmp / "pagesieve", workers=0, max_body_bytes=8_000_000, timeout_seconds=10.0)
     md, md_port = start_mitmdump(tmp)
