@@ -79,7 +79,7 @@ class Identity:
         self.store: Any = None
         self._store_key: Any = None
         self.auth = False
-        self.validator: HtpasswdValidator | None = None
+        self.validator: Any = None  # validator(user, password) -> bool, e.g. HtpasswdValidator
         self.realm = "pagesieve"
         self.limiter: Any = None
         self._checks: ThreadPoolExecutor | None = None
@@ -152,7 +152,9 @@ class Identity:
         except ValueError:
             flow.response = self._challenge(is_proxy)
             return False
-        ok = self.validator.remembered(user, password)
+        # A validator without remembered verdicts (e.g. one wrapping a directory) is asked every time.
+        remembered = getattr(self.validator, "remembered", None)
+        ok = remembered(user, password) if remembered is not None else None
         if ok is None:
             address = flow.client_conn.peername[0] if flow.client_conn.peername else ""
             wait = self.limiter.retry_after(address, user)
