@@ -32,7 +32,7 @@ PAGE = b"<p>hello world</p>" * 500
     ("gzip", gzip.compress(PAGE)), ("deflate", zlib.compress(PAGE)), ("deflate", zlib.compress(PAGE)[2:-4]),
     ("br", brotli.compress(PAGE)), ("zstd", zstandard.ZstdCompressor().compress(PAGE)),
     ("identity", PAGE), ("gzip, br", brotli.compress(gzip.compress(PAGE))), ("GZIP", gzip.compress(PAGE)),
-])
+], ids=["gzip", "zlib-deflate", "raw-deflate", "br", "zstd", "identity", "gzip-then-br", "upper-case"])
 def test_decode_capped_both_sides_of_the_limit(coding, data):
     assert decode_capped(data, coding, len(PAGE)) == PAGE
     assert decode_capped(data, coding, len(PAGE) - 1) is None
@@ -42,7 +42,7 @@ def test_decode_capped_both_sides_of_the_limit(coding, data):
     ("gzip", b"\x1f\x8b\x08\x00 not gzip", "gzip:"),
     ("br", brotli.compress(PAGE)[:-4], "truncated brotli"),
     ("compress", b"x", "unknown content-encoding 'compress'"),
-])
+], ids=["gzip", "br", "compress"])
 def test_decode_capped_refuses_corrupt_bodies(coding, data, message):
     with pytest.raises(ValueError, match=message):
         decode_capped(data, coding, 10**6)
