@@ -88,16 +88,38 @@ def looks_binary(data: bytes) -> str | None:
 
 
 def _normalise(label: str | None) -> str | None:
+    """The Python codec for a charset label, or None for a label browsers do not know.
+
+    Only the WHATWG Encoding Standard's encodings count: a page declaring ``utf-7`` (an old XSS
+    trick), ``base64`` or any other codec Python happens to have is read as if it declared
+    nothing. Labels map as the standard maps them (latin-1 and ascii to windows-1252, …)."""
     if not label:
         return None
+    key = label.strip().strip("\"'").lower()
+    if key in _WHATWG_EXTRA_LABELS:
+        return _WHATWG_EXTRA_LABELS[key]
     try:
-        name = codecs.lookup(label.strip().strip("\"'")).name
+        name = codecs.lookup(key).name
     except LookupError:
         return None
-    # The WHATWG encoding standard maps these labels to windows-1252.
-    if name in ("latin-1", "iso8859-1", "ascii"):
-        return "windows-1252"
-    return name
+    return _WHATWG_CODECS.get(name)
+
+
+#: Python codec name → the codec to read a WHATWG encoding with (its "decoder" in the standard).
+_WHATWG_CODECS = {n: n for n in (
+    "utf-8", "cp866", "iso8859-2", "iso8859-3", "iso8859-4", "iso8859-5", "iso8859-6", "iso8859-7", "iso8859-8",
+    "iso8859-10", "iso8859-13", "iso8859-14", "iso8859-15", "iso8859-16", "koi8-r", "koi8-u", "mac-roman",
+    "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "gbk", "gb18030",
+    "big5hkscs", "euc_jp", "iso2022_jp", "shift_jis", "cp932", "cp949", "utf-16-be", "utf-16-le")} | {
+    "latin-1": "windows-1252", "iso8859-1": "windows-1252", "ascii": "windows-1252", "iso8859-9": "cp1254",
+    "iso8859-11": "cp874", "tis-620": "cp874", "gb2312": "gbk", "big5": "big5hkscs", "euc_kr": "cp949",
+    "utf-16": "utf-16-le"}
+#: WHATWG labels Python's codec registry does not know.
+_WHATWG_EXTRA_LABELS = {"windows-874": "cp874", "x-mac-cyrillic": "mac-cyrillic", "x-mac-ukrainian": "mac-cyrillic",
+                        "windows-31j": "cp932", "x-sjis": "shift_jis", "unicode-1-1-utf-8": "utf-8",
+                        "unicode11utf8": "utf-8", "unicode20utf8": "utf-8", "x-unicode20utf8": "utf-8",
+                        "x-gbk": "gbk", "iso-8859-8-i": "iso8859-8", "csiso88598i": "iso8859-8",
+                        "logical": "iso8859-8"}
 
 
 def detect_encoding(data: bytes, declared_encoding: str | None = None) -> str:
@@ -159,8 +181,26 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
 
 
 def clean_text(text: str) -> str:
-    """``text`` without the characters an XML tree cannot hold (see the module doc)."""
-    return text.translate(_XML_UNSAFE) if _HAS_XML_UNSAFE.search(text) else text
+    """``text`` without the characters an XML tree cannot hold (see the module doc), also when
+    a numeric character reference (``&#1;``, ``&#xFFFF;``) would put one in the tree."""
+    if _HAS_XML_UNSAFE.search(text):
+        text = text.translate(_XML_UNSAFE)
+    if "&#" in text:
+        text = _CHAR_REF.sub(_safe_reference, text)
+    return text
+
+
+def _safe_reference(m: re.Match) -> str:
+    digits = m.group(1)
+    try:
+        code = int(digits[1:], 16) if digits[0] in "xX" else int(digits)
+    except ValueError:
+        return m.group(0)
+    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"  # as HTML5 replaces them
+    if code in _XML_UNSAFE:
+        return _XML_UNSAFE[code] or ""
+    return m.group(0)
 
 
 def _parse_text(text: str) -> HtmlElement:
@@ -208,6 +248,9 @@ _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
 _LOCAL = threading.local()
 #: C0 controls but tab, LF and CR; U+FFFE, U+FFFF: dropped. Form feed and vertical tab: a space.
 _XML_UNSAFE = {c: None for c in (*range(0x00, 0x09), *range(0x0E, 0x20), 0xFFFE, 0xFFFF)} | {0x0B: " ", 0x0C: " "}
+#: Numeric character references that the parser would turn into characters an XML tree refuses
+#: (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, NUL, surrogates, past U+10FFFF).
+_CHAR_REF = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
 _HAS_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
