@@ -4,7 +4,8 @@ A case is a real corpus page with mutations a hostile or broken site produces: t
 byte flips, tag soup, deep nesting, control characters, odd attributes and wrong charsets.
 :func:`check` runs one case through a built chain and returns what went wrong (None when every
 property holds): no exception but :class:`InputError` escapes, no case runs past its time
-bound, and a page whose body has text never comes back without text.
+bound, no filter raises (the chain would undo it and serve the page without that filter), and a
+page whose body has text never comes back without text.
 """
 
 from __future__ import annotations
@@ -127,6 +128,9 @@ def check(chain, data: bytes) -> str | None:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+    if result.failed:  # fail-open worked, but a filter that raises on a page is a defect too
+        errors = [r["reason"] for r in result.record if r.get("action") == "error"]
+        return f"filter failed: {', '.join(result.failed)}: {'; '.join(errors)[:300]}"
     before = body_text(data)
     if len(before) >= 200:
         if result.media_type == "text/plain":
