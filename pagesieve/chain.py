@@ -13,6 +13,7 @@ through it, so that the context can
 from __future__ import annotations
 
 import logging
+import re
 import time
 from copy import deepcopy
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.document import Page, parse, serialize
+from pagesieve.errors import FilterError
 from pagesieve.filters.base import Filter
 
 log = logging.getLogger("pagesieve.chain")
@@ -41,6 +43,9 @@ class RunState:
     marks: dict[str, Any] = field(default_factory=dict)
     #: Per-site memory for filters that learn across pages (None offline without a store).
     store: Any = None
+    #: A Content-Security-Policy the filtered page must be served with (set by a filter that
+    #: removed what the policy forbids, so that whatever it missed cannot run either).
+    content_security_policy: str | None = None
     _link_order: dict | None = None
     _guard: tuple[HtmlElement, int] | None = None
 
@@ -63,7 +68,7 @@ class RunState:
         """A filter's changes stayed: keep the measured guard size exact, or forget it."""
         if self._guard is None or not ops:
             return
-        if all(op[0] in ("remove", "attr") for op in ops):
+        if all(op[0] in ("remove", "attr", "policy") for op in ops):
             self._guard = (self._guard[0], max(0, self._guard[1] - lost_chars))
         else:  # text set, nodes inserted or replaced, the article moved: measure again when asked
             self._guard = None
@@ -146,6 +151,11 @@ class FilterContext:
         self._ops.append(("replace", old, new, old_tail))
         self.removed += 1
 
+    def set_content_security_policy(self, policy: str | None) -> None:
+        """Ask that the filtered page be served with ``policy`` (undoable)."""
+        self._ops.append(("policy", self.state.content_security_policy))
+        self.state.content_security_policy = policy
+
     def insert(self, parent: HtmlElement, index: int, node: HtmlElement) -> None:
         """Insert a new ``node`` into ``parent`` at ``index`` (undoable)."""
         parent.insert(index, node)
@@ -153,13 +163,16 @@ class FilterContext:
 
     def set_attr(self, node: HtmlElement, name: str, value: str | None) -> None:
         """Set (or with None, delete) an attribute (undoable)."""
-        old = dict(node.attrib)
+        old = node.get(name)
         if value is None:
-            if name in node.attrib:
-                del node.attrib[name]
+            if old is None:
+                return
+            order = tuple(node.attrib.keys())
+            del node.attrib[name]
         else:
+            order = None
             node.set(name, value)
-        self._ops.append(("attr", node, name, old))
+        self._ops.append(("attr", node, name, old, order))
 
     def set_text(self, node: HtmlElement, text: str | None, *, tail: bool = False) -> None:
         """Set a node's text (or tail) (undoable)."""
@@ -230,9 +243,13 @@ class FilterContext:
             elif kind == "insert":
                 op[1].getparent().remove(op[1])
             elif kind == "attr":
-                _, node, name, old = op
-                node.attrib.clear()
-                node.attrib.update(old)
+                _, node, name, old, order = op
+                if old is None:
+                    node.attrib.pop(name, None)
+                else:
+                    node.set(name, old)
+                    if order is not None:
+                        _restore_order(node, order, name)
             elif kind == "text":
                 _, node, tail, old = op
                 if tail:
@@ -246,7 +263,55 @@ class FilterContext:
                     self.state.article = before
             elif kind == "article":
                 self.state.article = op[1]
+            elif kind == "policy":
+                self.state.content_security_policy = op[1]
         self._ops.clear()
+
+
+_XML_NAME = re.compile(r"[A-Za-z_:][-A-Za-z0-9_.:]*\Z")
+
+
+def _restore_order(node: HtmlElement, order: tuple[str, ...], name: str) -> None:
+    """Put a re-added attribute back at its place (the attributes after it are set again). Names
+    lxml would refuse to set (``{{ng-model}}``, kept from the parse) leave the order as it is."""
+    after = order[order.index(name) + 1:]
+    if not after or not all(_XML_NAME.match(a) for a in after):
+        return
+    values = [(a, node.attrib.pop(a)) for a in after if a in node.attrib]
+    for a, v in values:
+        node.set(a, v)
+
+
+#: How many distinct (filter, error type, place) failures have their traceback logged per process
+#: (each once: a new Chain per page must not log the same traceback for every page).
+LOGGED_FAILURES_MAX = 256
+_logged_failures: dict[tuple[str, str, str], None] = {}
+
+
+def _log_failure(name: str, page: Page, err: Exception) -> None:
+    """One line per failure; the traceback once per (filter, error type, raising line) per process."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else "?"
+    key = (name, type(err).__name__, where)
+    first = key not in _logged_failures
+    if first:
+        if len(_logged_failures) >= LOGGED_FAILURES_MAX:
+            _logged_failures.pop(next(iter(_logged_failures)))
+        _logged_failures[key] = None
+    log.error("filter %s failed on %s: %s: %s; page kept as before this filter",
+              name, page.url or "<page>", type(err).__name__, err, exc_info=first)
+
+
+def _undo(ctx: FilterContext, cause: Exception | None) -> None:
+    """Roll a filter's changes back; if that itself fails the page is in an unknown state, so
+    the whole page fails (FilterError: the proxy serves the original, the CLI says one line)."""
+    try:
+        ctx.rollback()
+    except Exception as err:  # noqa: BLE001 - re-raised as the page's failure
+        raise FilterError(f"filter {ctx.name} failed ({type(cause).__name__ if cause else 'too much removed'}) "
+                          f"and its changes could not be undone: {type(err).__name__}: {err}") from err
 
 
 @dataclass
@@ -260,6 +325,8 @@ class ChainResult:
     filters: list[dict[str, Any]]  # per filter: name, ms, removed, status
     ms: float
     preset: str | None = None
+    #: The Content-Security-Policy to serve the page with (None: none asked for).
+    content_security_policy: str | None = None
 
     @property
     def failed(self) -> list[str]:
@@ -278,7 +345,6 @@ class Chain:
         self.output = output
         self.safety = safety
         self.preset = preset
-        self._logged: set[tuple[str, str]] = set()
 
     def run(self, page: Page, store: Any = None) -> tuple[RunState, list[dict[str, Any]]]:
         """Run every filter over ``page`` in place; returns the run state and per-filter stats."""
@@ -292,15 +358,15 @@ class Chain:
                 flt.apply(page, ctx)
             except Exception as err:  # noqa: BLE001 - the error boundary of one filter
                 status = "error"
-                self._log_failure(flt.name, page, err)
-                ctx.rollback()
+                _log_failure(flt.name, page, err)
+                _undo(ctx, err)
                 ctx.note("error", reason=f"{type(err).__name__}: {err}; the page is kept as it was before this filter")
             else:
                 if flt.destructive and ctx.lost_chars and ctx._guard_chars:
                     loss = ctx.lost_chars / ctx._guard_chars
                     if loss > self.safety.max_article_loss:
                         status = "reverted"
-                        ctx.rollback()
+                        _undo(ctx, None)
                         ctx.note("revert", reason="would remove nearly all of the article text; its removals are undone",
                                  measured={"article_text_lost": round(loss, 3)},
                                  threshold={"max_article_loss": self.safety.max_article_loss})
@@ -310,24 +376,22 @@ class Chain:
                           "removed": ctx.removed if status == "ok" else 0, "status": status})
         return state, stats
 
-    def _log_failure(self, name: str, page: Page, err: Exception) -> None:
-        key = (name, type(err).__name__)
-        first = key not in self._logged
-        self._logged.add(key)
-        log.error("filter %s failed on %s: %s: %s; page kept as before this filter",
-                  name, page.url or "<page>", type(err).__name__, err, exc_info=first)
-
     def process(self, data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
                 store: Any = None) -> ChainResult:
         """Parse, filter and render one page. Raises InputError for input that is not HTML."""
-        from pagesieve.output import render  # output depends on document only
+        from pagesieve.output import TEXT_ENCODING, render  # output depends on document only
 
         t0 = time.perf_counter()
         page = parse(data, url=url, declared_encoding=declared_encoding)
         state, stats = self.run(page, store=store)
-        body, media_type = render(page, state, self.output)
-        return ChainResult(body=body, media_type=media_type, encoding=page.encoding, record=state.record,
-                           filters=stats, ms=round((time.perf_counter() - t0) * 1000, 3), preset=self.preset)
+        try:
+            body, media_type = render(page, state, self.output)
+        except (ValueError, TypeError, RecursionError) as err:
+            raise FilterError(f"the filtered page could not be written out: {type(err).__name__}: {err}") from err
+        encoding = TEXT_ENCODING if media_type == "text/plain" else page.encoding
+        return ChainResult(body=body, media_type=media_type, encoding=encoding, record=state.record,
+                           filters=stats, ms=round((time.perf_counter() - t0) * 1000, 3), preset=self.preset,
+                           content_security_policy=state.content_security_policy if media_type == "text/html" else None)
 
 
 def untouched(data: bytes) -> bytes:

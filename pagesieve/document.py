@@ -2,22 +2,40 @@
 
 Encoding precedence when reading (as browsers do): a byte-order mark, then the charset
 the server declared (``declared_encoding``), then a ``<meta charset>`` / ``http-equiv``
-in the first 4 KiB, then UTF-8 if the bytes decode as UTF-8, else windows-1252.
-The page is written back in the same encoding and says so in a ``<meta charset>``.
+in the first 4 KiB, then UTF-8 if the bytes decode as UTF-8, else windows-1252. A declared
+charset that does not decode the bytes, when they are clean UTF-8, gives way to UTF-8 (the
+sniffing browsers do for mislabelled pages). The page is written back in the same encoding
+and says so in a ``<meta charset>``.
+
+Parsing keeps every node a browser keeps, or refuses the page (:class:`UnparsableError`, the
+proxy then serves it as it is) — never a silently shortened tree:
+
+* libxml2's depth limit is lifted to its maximum (``huge_tree``: 2048 levels; browsers cap
+  theirs lower and keep the text); a page nested deeper is refused.
+* libxml2 builds its tree by HTML4 rules: an end tag such as ``</button>`` met inside an
+  unclosed ``<div>`` is dropped, and everything after it ends up inside the button. When its
+  error log shows such an end tag (one that HTML5's tree builder closes through open elements),
+  the page is parsed again by an HTML5 tree builder (lexbor, through selectolax) and its
+  serialisation, which is then well nested, read into lxml.
+* Characters an XML tree cannot hold (C0 controls other than tab, newline and carriage return,
+  U+FFFE/U+FFFF) are dropped before parsing, form feed becomes a space: browsers render none
+  of them, and lxml refuses them in any text a filter sets later.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+import threading
 from dataclasses import dataclass, field
 
 import lxml.html
 from lxml import etree
 from lxml.html import HtmlElement
+from selectolax.lexbor import LexborHTMLParser
 
 from pagesieve import dom
-from pagesieve.errors import InputError
+from pagesieve.errors import InputError, UnparsableError
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _META_CHARSET = re.compile(
@@ -70,16 +88,38 @@ def looks_binary(data: bytes) -> str | None:
 
 
 def _normalise(label: str | None) -> str | None:
+    """The Python codec for a charset label, or None for a label browsers do not know.
+
+    Only the WHATWG Encoding Standard's encodings count: a page declaring ``utf-7`` (an old XSS
+    trick), ``base64`` or any other codec Python happens to have is read as if it declared
+    nothing. Labels map as the standard maps them (latin-1 and ascii to windows-1252, …)."""
     if not label:
         return None
+    key = label.strip().strip("\"'").lower()
+    if key in _WHATWG_EXTRA_LABELS:
+        return _WHATWG_EXTRA_LABELS[key]
     try:
-        name = codecs.lookup(label.strip().strip("\"'")).name
+        name = codecs.lookup(key).name
     except LookupError:
         return None
-    # The WHATWG encoding standard maps these labels to windows-1252.
-    if name in ("latin-1", "iso8859-1", "ascii"):
-        return "windows-1252"
-    return name
+    return _WHATWG_CODECS.get(name)
+
+
+#: Python codec name → the codec to read a WHATWG encoding with (its "decoder" in the standard).
+_WHATWG_CODECS = {n: n for n in (
+    "utf-8", "cp866", "iso8859-2", "iso8859-3", "iso8859-4", "iso8859-5", "iso8859-6", "iso8859-7", "iso8859-8",
+    "iso8859-10", "iso8859-13", "iso8859-14", "iso8859-15", "iso8859-16", "koi8-r", "koi8-u", "mac-roman",
+    "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "gbk", "gb18030",
+    "big5hkscs", "euc_jp", "iso2022_jp", "shift_jis", "cp932", "cp949", "utf-16-be", "utf-16-le")} | {
+    "latin-1": "windows-1252", "iso8859-1": "windows-1252", "ascii": "windows-1252", "iso8859-9": "cp1254",
+    "iso8859-11": "cp874", "tis-620": "cp874", "gb2312": "gbk", "big5": "big5hkscs", "euc_kr": "cp949",
+    "utf-16": "utf-16-le"}
+#: WHATWG labels Python's codec registry does not know.
+_WHATWG_EXTRA_LABELS = {"windows-874": "cp874", "x-mac-cyrillic": "mac-cyrillic", "x-mac-ukrainian": "mac-cyrillic",
+                        "windows-31j": "cp932", "x-sjis": "shift_jis", "unicode-1-1-utf-8": "utf-8",
+                        "unicode11utf8": "utf-8", "unicode20utf8": "utf-8", "x-unicode20utf8": "utf-8",
+                        "x-gbk": "gbk", "iso-8859-8-i": "iso8859-8", "csiso88598i": "iso8859-8",
+                        "logical": "iso8859-8"}
 
 
 def detect_encoding(data: bytes, declared_encoding: str | None = None) -> str:
@@ -87,29 +127,37 @@ def detect_encoding(data: bytes, declared_encoding: str | None = None) -> str:
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name
-    for candidate in (declared_encoding,):
-        enc = _normalise(candidate)
-        if enc:
-            return enc
-    m = _META_CHARSET.search(data[:SNIFF_BYTES])
-    if m:
-        enc = _normalise(m.group(1).decode("ascii", "replace"))
-        if enc and not enc.startswith("utf-16"):
-            return enc
+    enc = _normalise(declared_encoding)
+    if enc is None:
+        m = _META_CHARSET.search(data[:SNIFF_BYTES])
+        if m:
+            enc = _normalise(m.group(1).decode("ascii", "replace"))
+            if enc and enc.startswith("utf-16"):
+                enc = None  # bytes that reached here have no UTF-16 BOM: the label is wrong
+    if enc is not None:
+        if enc != "utf-8" and not _decodes(data, enc) and _decodes(data, "utf-8"):
+            return "utf-8"  # mislabelled: the declared charset fails, the bytes are clean UTF-8
+        return enc
+    return "utf-8" if _decodes(data, "utf-8") else "windows-1252"
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
+    """True when ``data`` decodes in ``encoding`` without error (a multi-byte sequence cut off
+    by the end of the data does not count as an error)."""
     try:
-        data.decode("utf-8")
-        return "utf-8"
+        data.decode(encoding)
+        return True
     except UnicodeDecodeError as err:
-        # A truncated multi-byte sequence at the very end still means UTF-8.
-        if err.start >= len(data) - 3 and err.reason == "unexpected end of data":
-            return "utf-8"
-        return "windows-1252"
+        return err.start >= len(data) - 3 and err.reason in ("unexpected end of data", "incomplete multibyte sequence")
+    except LookupError:
+        return False
 
 
 def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None = None) -> Page:
-    """Parse HTML bytes into a :class:`Page`. Broken HTML is repaired by the parser.
+    """Parse HTML bytes into a :class:`Page`. Broken HTML is repaired as browsers repair it.
 
-    Raises :class:`InputError` for empty or binary input.
+    Raises :class:`InputError` for empty or binary input, :class:`UnparsableError` for a page
+    that cannot be parsed without losing part of it.
     """
     if not data or not data.strip():
         raise InputError("input is empty")
@@ -117,26 +165,93 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     if reason:
         raise InputError(f"input is not HTML: {reason}")
     encoding = detect_encoding(data, declared_encoding)
-    text = data.decode(encoding, errors="replace")
+    text = clean_text(data.decode(encoding, errors="replace"))
     if text.startswith("\ufeff"):
         text = text[1:]
     # Parsing text (not bytes) makes the decision above the only one: libxml2 would
     # otherwise apply its own guess from <meta>. XML declarations are not allowed in str input.
     text = _XML_DECL.sub("", text, count=1)
-    try:
-        root = lxml.html.document_fromstring(text, parser=_PARSER)
-    except (etree.ParserError, ValueError) as err:
-        raise InputError(f"input cannot be parsed as HTML: {err}") from err
-    if root is None:
-        raise InputError("input cannot be parsed as HTML: no document")
+    root = _parse_text(text)
+    if _needs_html5(_parser().error_log):
+        root = _parse_text(LexborHTMLParser(text).html or "")
     if root.find("body") is None:
         body = etree.SubElement(root, "body")
         del body  # the tree now has a body, as browsers would give it
     return Page(root=root, encoding=encoding, url=url)
 
 
-_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-_PARSER = lxml.html.HTMLParser(remove_comments=False, remove_pis=True, default_doctype=False)
+def clean_text(text: str) -> str:
+    """``text`` without the characters an XML tree cannot hold (see the module doc), also when
+    a numeric character reference (``&#1;``, ``&#xFFFF;``) would put one in the tree."""
+    if _HAS_XML_UNSAFE.search(text):
+        text = text.translate(_XML_UNSAFE)
+    if "&#" in text:
+        text = _CHAR_REF.sub(_safe_reference, text)
+    return text
+
+
+def _safe_reference(m: re.Match) -> str:
+    digits = m.group(1)
+    try:
+        code = int(digits[1:], 16) if digits[0] in "xX" else int(digits)
+    except ValueError:
+        return m.group(0)
+    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"  # as HTML5 replaces them
+    if code in _XML_UNSAFE:
+        return _XML_UNSAFE[code] or ""
+    return m.group(0)
+
+
+def _parse_text(text: str) -> HtmlElement:
+    parser = _parser()
+    try:
+        root = lxml.html.document_fromstring(text, parser=parser)
+    except (etree.ParserError, ValueError) as err:
+        raise InputError(f"input cannot be parsed as HTML: {err}") from err
+    if root is None:
+        raise InputError("input cannot be parsed as HTML: no document")
+    for entry in parser.error_log:
+        if entry.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT or "Excessive depth" in entry.message:
+            raise UnparsableError(f"the page cannot be parsed faithfully: {entry.message.strip()} "
+                                  f"(line {entry.line})")
+    return root
+
+
+def _needs_html5(error_log) -> bool:
+    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured."""
+    for entry in error_log:
+        if entry.type == etree.ErrorTypes.ERR_TAG_NAME_MISMATCH:
+            m = _MISMATCH.search(entry.message)
+            if m and m.group(1).lower() in HTML5_CLOSING_END_TAGS:
+                return True
+    return False
+
+
+def _parser() -> etree.HTMLParser:
+    """This thread's parser (lxml parsers and their error logs are not shared across threads)."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = lxml.html.HTMLParser(remove_comments=False, remove_pis=True,
+                                                      default_doctype=False, huge_tree=True)
+    return parser
+
+
+#: End tags that HTML5's tree builder honours by closing every element opened after their own
+#: (WHATWG HTML §13.2.6.4.7 "in body": the address…ul group, form, p, li, dd/dt, h1–h6).
+HTML5_CLOSING_END_TAGS = frozenset(
+    "address article aside blockquote button center details dialog dir div dl fieldset figcaption figure "
+    "footer header hgroup listing main menu nav ol pre search section summary ul form p li dd dt "
+    "h1 h2 h3 h4 h5 h6".split())
+_MISMATCH = re.compile(r"mismatch: (\w+) and ")
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
+_LOCAL = threading.local()
+#: C0 controls but tab, LF and CR; U+FFFE, U+FFFF: dropped. Form feed and vertical tab: a space.
+_XML_UNSAFE = {c: None for c in (*range(0x00, 0x09), *range(0x0E, 0x20), 0xFFFE, 0xFFFF)} | {0x0B: " ", 0x0C: " "}
+#: Numeric character references that the parser would turn into characters an XML tree refuses
+#: (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, NUL, surrogates, past U+10FFFF).
+_CHAR_REF = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
+_HAS_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def web_label(encoding: str) -> str:

@@ -2,7 +2,9 @@
 
     PagesieveError            base of everything below
     ├── ConfigError           a setting, preset or config file is wrong (start-up only)
-    ├── InputError            a page cannot be read as HTML (empty, binary, unreadable)
+    ├── InputError            a page cannot be read as HTML (empty, binary, unreadable);
+    │                         its ``reason`` is the short word the proxy reports (``not-html``,
+    │                         ``unparsable``)
     └── FilterError           a filter failed on one page (the chain serves the page as it was)
 
 Each message is one line meant for a person: it names the key or input, the bad value
@@ -20,6 +22,15 @@ class ConfigError(PagesieveError):
 
 class InputError(PagesieveError):
     """The input is not a readable HTML page."""
+
+    #: The short reason the proxy reports when it serves such a page unfiltered.
+    reason = "not-html"
+
+
+class UnparsableError(InputError):
+    """The input is HTML, but it cannot be parsed faithfully (so it is served as it is)."""
+
+    reason = "unparsable"
 
 
 class FilterError(PagesieveError):

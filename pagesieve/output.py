@@ -44,14 +44,19 @@ class OutputSettings:
                                      "already start with it).", group="output")
 
 
+#: Text output is always UTF-8 (a legacy charset would turn characters it lacks into "&#263;",
+#: which a screen reader spells out).
+TEXT_ENCODING = "utf-8"
+
+
 def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
-    """The page as bytes plus its media type."""
+    """The page as bytes plus its media type (text: :data:`TEXT_ENCODING`; HTML: the page's)."""
     if settings.format == "text":
         text = to_text(page.body, settings)
         title = page.title if settings.text_title else None
         if title and not text.startswith(title):
             text = title + "\n\n" + text if text else title
-        return (text + "\n").encode(page.encoding, errors="xmlcharrefreplace"), "text/plain"
+        return (text + "\n").encode(TEXT_ENCODING, errors="replace"), "text/plain"
     return serialize(page), "text/html"
 
 
@@ -78,37 +83,49 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
     return text
 
 
-def _walk(node: HtmlElement, out: list, settings: OutputSettings) -> None:
-    tag = node.tag if isinstance(node.tag, str) else None
-    if tag is None or tag in _SKIP:  # comments, processing instructions, non-text elements
-        return
-    if tag == "a" and node.get("class") == _SKIP_LINK_CLASS:
-        return
-    if tag == "img":
-        alt = (node.get("alt") or "").strip()
-        if settings.image_alt_in_text and alt:
-            out.append(f" [{alt}] ")
-        return
-    if tag == "br":
-        out.append("\n")
-        return
-    if tag == "pre":  # its line breaks and indentation are content
-        out.append(2)
-        out.append(node.text_content().replace("\n", _PRE_NL).replace(" ", _PRE_SP))
-        out.append(2)
-        return
-    brk = 2 if tag in _PARAGRAPH else 1 if tag in _LINE else 0
-    if brk:
-        out.append(brk)
-    if tag == "li":
-        out.append("• ")
-    elif tag in ("td", "th"):
-        out.append(" ")
-    if node.text:
-        out.append(node.text.replace("\n", " "))
-    for child in node:
-        _walk(child, out, settings)
-        if child.tail:
-            out.append(child.tail.replace("\n", " "))
-    if brk:
-        out.append(brk)
+def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
+    """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep)."""
+    stack: list[tuple[HtmlElement, bool]] = [(root, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:  # after the children: the closing break, then the element's tail
+            tag = node.tag
+            if tag in _PARAGRAPH:
+                out.append(2)
+            elif tag in _LINE:
+                out.append(1)
+            if node is not root and node.tail:
+                out.append(node.tail.replace("\n", " "))
+            continue
+        tag = node.tag if isinstance(node.tag, str) else None
+        if tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS:
+            # comments, processing instructions, non-text elements: only their tail is text
+            if node is not root and node.tail:
+                out.append(node.tail.replace("\n", " "))
+            continue
+        if tag in ("img", "br", "pre"):
+            if tag == "img":
+                alt = (node.get("alt") or "").strip()
+                if settings.image_alt_in_text and alt:
+                    out.append(f" [{alt}] ")
+            elif tag == "br":
+                out.append("\n")
+            else:  # <pre>: its line breaks and indentation are content
+                out.append(2)
+                out.append(node.text_content().replace("\n", _PRE_NL).replace(" ", _PRE_SP))
+                out.append(2)
+            if node is not root and node.tail:
+                out.append(node.tail.replace("\n", " "))
+            continue
+        if tag in _PARAGRAPH:
+            out.append(2)
+        elif tag in _LINE:
+            out.append(1)
+        if tag == "li":
+            out.append("• ")
+        elif tag in ("td", "th"):
+            out.append(" ")
+        if node.text:
+            out.append(node.text.replace("\n", " "))
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node))

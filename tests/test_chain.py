@@ -132,3 +132,55 @@ def test_removing_comments_inside_the_article_is_fine():
         PAGE = saved
     assert stats[1]["status"] == "ok" and stats[1]["removed"] == 1
     assert not page.root.xpath("//comment()")
+
+
+# -- hostile pages (issue 12, item 6) ------------------------------------------------------
+class SetsAttributesThenRaises(Filter):
+    name = "attrs"
+
+    def apply(self, page, ctx):
+        for node in page.root.iter("div"):
+            ctx.set_attr(node, "style", None)
+            ctx.set_attr(node, "data-x", "1")
+        raise RuntimeError("boom")
+
+
+def test_undoing_a_filter_on_elements_with_odd_attribute_names():
+    """An attribute named {{ng-model}} (kept from the parse; lxml refuses to set such names) made
+    the undo raise and escape the chain."""
+    html = b"<html><body><div {{ng-model}}=a style='color:red' id=d>" + b"word " * 50 + b"</div></body></html>"
+    page = parse(html)
+    before = serialize(page)
+    Chain([SetsAttributesThenRaises(None)], OutputSettings(), SafetySettings()).run(page)
+    assert serialize(page) == before
+
+
+class BreaksItsOwnUndo(Filter):
+    name = "breaks_undo"
+
+    def apply(self, page, ctx):
+        p = page.root.find(".//p")
+        ctx.remove(p, "test")
+        ctx._ops.append(("text", None, False, "x"))  # an undo step that cannot be carried out
+        raise RuntimeError("boom")
+
+
+def test_an_undo_that_fails_fails_the_page_with_a_pagesieve_error():
+    import pytest
+
+    from pagesieve.errors import FilterError
+
+    chain = Chain([BreaksItsOwnUndo(None)], OutputSettings(), SafetySettings())
+    with pytest.raises(FilterError, match="breaks_undo failed .* could not be undone"):
+        chain.process(PAGE)
+
+
+def test_a_failure_traceback_is_logged_once_across_chains(caplog, monkeypatch):
+    import pagesieve.chain
+
+    monkeypatch.setattr(pagesieve.chain, "_logged_failures", {})
+    for _ in range(3):  # the proxy builds a chain per page
+        Chain([Removes("//div[@id='nav']", then_raise=True)], OutputSettings(), SafetySettings()).process(PAGE)
+    failures = [r for r in caplog.records if "filter removes failed" in r.getMessage()]
+    assert len(failures) == 3
+    assert [bool(r.exc_info) for r in failures] == [True, False, False]

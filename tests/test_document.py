@@ -1,7 +1,7 @@
 import pytest
 
 from pagesieve.document import detect_encoding, parse, serialize
-from pagesieve.errors import InputError
+from pagesieve.errors import InputError, UnparsableError
 
 
 @pytest.mark.parametrize("data, declared, expected", [
@@ -53,3 +53,84 @@ def test_broken_html_is_repaired_not_rejected():
 def test_doctype_kept():
     out = serialize(parse(b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><p>x'))
     assert out.startswith(b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN">')
+
+
+# -- hostile pages (issue 12: items 4, 6, 7) ------------------------------------------------
+ARTICLE_P = "<p>Paragraph {i}: the council voted to rebuild the harbour wall after the storms.</p>"
+
+
+def test_four_hundred_unclosed_divs_keep_every_paragraph():
+    html = "<html><body>" + "<div>" * 400 + "".join(ARTICLE_P.format(i=i) for i in range(300))
+    page = parse(html.encode())
+    assert len(page.root.findall(".//p")) == 300
+    assert "Paragraph 299:" in page.body.text_content()
+
+
+def test_a_page_deeper_than_the_parser_can_hold_is_refused_not_shortened():
+    html = "<html><body>" + "<div>" * 10000 + "deep text" + "</div>" * 10000
+    with pytest.raises(UnparsableError, match="cannot be parsed faithfully") as err:
+        parse(html.encode())
+    assert err.value.reason == "unparsable"
+
+
+def test_an_end_tag_inside_unclosed_blocks_closes_them_as_html5_does():
+    """libxml2 dropped </button> inside two open <div>s and put the whole page in the button."""
+    html = b"<html><body><header><button><div><div></button></header><main><p>Main text</p></main></body></html>"
+    page = parse(html)
+    main = page.root.find(".//main")
+    assert main is not None and [a.tag for a in main.iterancestors()] == ["body", "html"]
+    assert page.root.find(".//button").text_content() == ""
+
+
+def test_a_well_nested_page_is_parsed_once_by_lxml(monkeypatch):
+    import pagesieve.document as D
+
+    calls = []
+    monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
+    parse(b"<html><body><div><p>fine</p></div><p>unclosed<p>paragraphs</body></html>")
+    assert calls == []
+
+
+@pytest.mark.parametrize("decl", ['<?xml version="1.0" encoding="junk"?>', '<?xml version="1.0" encoding="junk">',
+                                  '  <?xml version="1.0" encoding="utf-8" ?>\n'])
+def test_an_xml_declaration_with_any_encoding_is_read(decl):
+    page = parse((decl + "<html><body><p>hello world</p></body></html>").encode())
+    assert page.body.text_content() == "hello world"
+
+
+def test_a_declared_charset_that_fails_gives_way_to_clean_utf8():
+    html = "<html><head><meta charset=gb2312></head><body><p>Zürich café — 中文</p></body></html>".encode()
+    assert html.decode("utf-8") and detect_encoding(html) == "utf-8"
+    assert parse(html).body.text_content() == "Zürich café — 中文"
+    # the same for a header charset; a real gb2312 page keeps its charset
+    assert detect_encoding(html, "gb2312") == "utf-8"
+    real = "<meta charset=gb2312><p>中文</p>".encode("gb2312")
+    assert detect_encoding(real) == "gbk"  # WHATWG reads gb2312 as gbk
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1f", "\ufffe"])
+def test_characters_an_xml_tree_cannot_hold_are_dropped(char):
+    padding = "<!--" + " " * 5000 + "-->"  # a NUL past the first 4 KiB is not taken for binary data
+    page = parse((padding + "<html><body><script>x</script>" + char + "<p>text" + char + "here</p></body></html>")
+                 .encode())
+    p = page.root.find(".//p")
+    p.text = p.text + "!"  # lxml refuses such characters in any text set later
+    assert p.text.replace(" ", "") == "texthere!"
+
+
+@pytest.mark.parametrize("ref, expected", [("&#1;", ""), ("&#x0C;", " "), ("&#0;", "\ufffd"), ("&#xD800;", "\ufffd"),
+                                           ("&#x110000;", "\ufffd"), ("&#65535;", ""), ("&#233;", "é"),
+                                           ("&#x2019;", "\u2019"), ("&#9;", "\t")])
+def test_character_references_to_characters_an_xml_tree_cannot_hold(ref, expected):
+    page = parse(f"<p>a{ref}b</p>".encode())
+    p = page.root.find(".//p")
+    assert p.text == f"a{expected}b"
+    p.text += "!"  # settable: nothing unsafe is left in the tree
+
+
+@pytest.mark.parametrize("label", ["utf-7", "base64", "rot13", "x-user-defined", "hex", "utf-32"])
+def test_charsets_browsers_do_not_know_are_ignored(label):
+    data = f"<meta charset={label}><p>+ADw-script+AD4-caf\u00e9</p>".encode()
+    assert detect_encoding(data) == "utf-8"
+    assert detect_encoding(data, label) == "utf-8"
+    assert "+ADw-script+AD4-" in parse(data, declared_encoding=label).body.text_content()

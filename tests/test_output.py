@@ -40,11 +40,34 @@ def test_pre_keeps_its_lines():
     assert text("<p>x</p><pre>a\n  b</pre>") == "x\n\na\n  b"
 
 
-def test_render_text_has_title_and_encoding():
+def test_render_text_has_title_and_is_utf8_whatever_the_page_encoding():
     page = parse("<title>Été</title><p>café</p>".encode("cp1252"), declared_encoding="windows-1252")
     body, media = render(page, None, OutputSettings(format="text"))
     assert media == "text/plain"
-    assert body.decode("cp1252") == "Été\n\ncafé\n"
+    assert body.decode("utf-8") == "Été\n\ncafé\n"
+
+
+def test_text_output_has_no_character_references_for_characters_the_page_charset_lacks():
+    """Issue 12 item 8: a cp1252 page holding "ć" (from &#263;) gave "&#263;" in text output."""
+    page = parse("<title>Kraków</title><p>Dobranoc, Ko&#263;ma &amp; co.</p>".encode("cp1252"),
+                 declared_encoding="windows-1252")
+    body, _ = render(page, None, OutputSettings(format="text"))
+    assert body.decode("utf-8") == "Kraków\n\nDobranoc, Koćma & co.\n"
+    assert b"&#" not in body
+
+
+def test_chain_result_says_utf8_for_text_output():
+    from pagesieve import config as C
+
+    spec = C.load().resolve("declutter", {"output": {"format": "text"}})
+    result = C.build_chain(spec).process("<p>Ko&#263;ma</p>".encode("cp1252"), declared_encoding="windows-1252")
+    assert (result.media_type, result.encoding) == ("text/plain", "utf-8")
+    assert "Koćma" in result.body.decode("utf-8")
+
+
+def test_text_of_a_page_nested_2000_levels_deep():
+    html = "<p>top</p>" + "<div>" * 2000 + "<p>deep text</p>" + "</div>" * 2000 + "<p>after</p>"
+    assert text(html) == "top\n\ndeep text\n\nafter"
 
 
 @pytest.mark.parametrize("text_title, first_line", [(True, "My title"), (False, "Body text.")])

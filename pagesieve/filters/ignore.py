@@ -5,6 +5,14 @@ scripts (optionally showing ``<noscript>`` content instead), styles, style attri
 images (optionally showing their ALT text), image links, text links, forms, ``<input>``,
 ``<button>``, ``<select>``, ``<meta>``, ``<iframe>``, ``<embed>``/``<object>``, table cell widths.
 The defaults are the ones ticked in that figure; presets change them (``declutter`` keeps images).
+
+Ignoring scripts means that no script runs: besides ``<script>`` elements, event-handler
+attributes (``on*``), ``srcdoc``, script URLs (``javascript:``, ``vbscript:``, HTML/XML/SVG
+``data:`` documents outside images) in any attribute, SVG animations that would set a handler or
+a link, and a ``<meta http-equiv=refresh>`` to a script URL go (a link keeps its text); the page
+then asks to be served with a Content-Security-Policy that forbids scripts (``script-src
+'none'``; ``object-src 'none'`` too when embeds are ignored), in a ``<meta>`` and, through the
+proxy, a header — so whatever a filter misses cannot run either.
 """
 
 from __future__ import annotations
@@ -24,6 +32,19 @@ from pagesieve.settings import setting
 KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']")
 HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none')")
+#: Attributes that may run script: handlers, srcdoc, and any value holding a script or data URL
+#: (selected in C; :func:`_runs_script` decides on each).
+SCRIPT_ATTRIBUTES = etree.XPath(
+    "//@*[starts-with(name(), 'on') or name() = 'srcdoc' "
+    "or contains(translate(., 'SCRIPTDA', 'scriptda'), 'script:') or contains(translate(., 'DATA', 'data'), 'data:')]")
+#: URL schemes that run script when navigated to or loaded (after tab/newline removal, lowercased).
+SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:")
+#: data: documents a browser may run script in (as a frame, object or navigation; images never do).
+SCRIPT_DATA_TYPES = ("data:text/html", "data:application/xhtml", "data:text/xml", "data:application/xml",
+                     "data:image/svg+xml", "data:text/javascript", "data:application/javascript")
+#: SVG animations whose target attribute is a handler or a link could set either at run time.
+SVG_ANIMATIONS = ("animate", "set", "animatemotion", "animatetransform", "discard")
+_URL_NOISE = {ord(c): None for c in "\t\n\r"}
 
 
 @dataclass(frozen=True)
@@ -143,8 +164,44 @@ class IgnoreFilter(Filter):
                 if a.get("href") is not None and dom.text_of(a):
                     if ctx.remove(a, "text link is ignored", explain=False):
                         counts["text link"] = counts.get("text link", 0) + 1
+        if s.scripts:
+            self._script_vectors(root, ctx, counts)
         if counts:
             ctx.note("remove", reason="kinds of tags this filter is set to ignore", measured={"removed": counts})
+
+    def _script_vectors(self, root: HtmlElement, ctx, counts: dict[str, int]) -> None:
+        """Remove what would run script without a <script> element, then ask for a policy that
+        forbids scripts (see the module doc)."""
+        for node in list(root.iter(*SVG_ANIMATIONS, "meta")):
+            if node.tag == "meta":
+                refresh = (node.get("http-equiv") or "").strip().lower() == "refresh"
+                if refresh and _runs_script(node.get("content") or "", anywhere=True):
+                    if ctx.remove(node, "<meta http-equiv=refresh> to a script URL", explain=False):
+                        counts["script refresh"] = counts.get("script refresh", 0) + 1
+                continue
+            target = (node.get("attributename") or "").strip().lower()
+            if (target.startswith("on") or target.endswith("href")) and ctx.remove(
+                    node, "SVG animation of a handler or link is ignored with scripts", explain=False):
+                counts["script animation"] = counts.get("script animation", 0) + 1
+        for attr in SCRIPT_ATTRIBUTES(root):
+            node, name = attr.getparent(), attr.attrname
+            if node is None or not isinstance(node.tag, str):
+                continue
+            if name.startswith("on") or name == "srcdoc":
+                kind = "event handler" if name.startswith("on") else "srcdoc"
+            elif _runs_script(str(attr), anywhere=name in ("values", "to", "from", "by", "content"),
+                              image=node.tag == "img" and name in ("src", "srcset")):
+                kind = "script URL"
+            else:
+                continue
+            ctx.set_attr(node, name, None)
+            counts[kind] = counts.get(kind, 0) + 1
+        policy = "script-src 'none'" + ("; object-src 'none'" if self.settings.embeds else "")
+        ctx.set_content_security_policy(policy)
+        head = root.find("head")
+        if head is not None:
+            meta = dom.element("meta", {"http-equiv": "Content-Security-Policy", "content": policy})
+            ctx.insert(head, 0, meta)
 
     def _images(self, root: HtmlElement, ctx, counts: dict[str, int]) -> None:
         s = self.settings
@@ -178,3 +235,15 @@ class IgnoreFilter(Filter):
         for child in node:
             span.append(deepcopy(child))
         ctx.replace(node, span, "<noscript> content shown in place of the removed script")
+
+
+def _runs_script(value: str, *, anywhere: bool = False, image: bool = False) -> bool:
+    """True when ``value`` is (or, with ``anywhere``, holds) a URL that runs script: a script
+    scheme, or a data: document other than an image's. Browsers drop tabs and newlines from
+    URLs and leading spaces, and compare schemes case-insensitively; so does this."""
+    url = value.translate(_URL_NOISE).strip().lower()
+    if anywhere:
+        return any(s in url for s in SCRIPT_SCHEMES) or not image and any(d in url for d in SCRIPT_DATA_TYPES)
+    if url.startswith(SCRIPT_SCHEMES):
+        return True
+    return not image and url.startswith(SCRIPT_DATA_TYPES)

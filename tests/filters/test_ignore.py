@@ -22,7 +22,8 @@ def test_paper_defaults():
     assert not tags(page, "object") and not tags(page, "img")
     assert page.root.find(".//p[@id='ns']") is not None  # <noscript> content shown
     assert not tags(page, "noscript")
-    assert [m.get("charset") or m.get("name") for m in tags(page, "meta")] == ["utf-8", "viewport"]
+    assert [m.get("charset") or m.get("name") or m.get("http-equiv") for m in tags(page, "meta")] == [
+        "Content-Security-Policy", "utf-8", "viewport"]
     assert page.root.get_element_by_id("red").get("style") is None
     hidden = page.root.get_element_by_id("hid")
     assert hidden.get("style") is None and hidden.get("hidden") == ""  # still hidden
@@ -78,4 +79,4 @@ def test_style_attributes_of_all_tags_and_cell_widths():
 
 def test_meta_kept_when_off():
     page, _, _ = run_filter("ignore", PAGE, meta=False)
-    assert len(tags(page, "meta")) == 3
+    assert len(tags(page, "meta")) == 3 + 1  # the page's three and the script policy

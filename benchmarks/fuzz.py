@@ -1,0 +1,81 @@
+"""The long fuzz run of the chain (issue 12): mutated real pages through built chains.
+
+    .venv/bin/python benchmarks/fuzz.py --cases 1000000 --preset declutter --preset reader
+    .venv/bin/python benchmarks/fuzz.py --minutes 30          # as many cases as fit
+
+The same mutations and properties as ``tests/test_fuzz_chain.py`` (``tests/fuzz_pages.py``):
+no exception but a clear InputError escapes, no case hangs, a page with text never comes back
+without it. Cases are drawn by hypothesis from a seed, so a run is repeatable; every finding is
+written (its bytes, base64) to ``--findings`` with the problem, and the run prints its count,
+rate and findings as it goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from pagesieve import config as C  # noqa: E402
+from tests.fuzz_pages import check, mutated_page, seed_pages  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=1_000_000, help="cases a preset (stops early at --minutes)")
+    ap.add_argument("--minutes", type=float, default=0, help="stop after this many minutes (0: no limit)")
+    ap.add_argument("--preset", action="append", help="presets to run each case through (default declutter, reader)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--findings", default="fuzz-findings.jsonl")
+    args = ap.parse_args()
+    presets = args.preset or ["declutter", "reader"]
+    chains = {p: C.build_chain(C.load().resolve(p)) for p in presets}
+    pages = seed_pages()
+    stop_at = time.monotonic() + args.minutes * 60 if args.minutes else None
+    count = {"cases": 0, "findings": 0}
+    t0 = time.monotonic()
+    out = Path(args.findings).open("a")
+
+    class Done(Exception):
+        pass
+
+    @settings(max_examples=args.cases, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(mutated_page(pages))
+    def run(data: bytes) -> None:
+        if stop_at is not None and time.monotonic() > stop_at:
+            raise Done
+        for name, chain in chains.items():
+            problem = check(chain, data)
+            if problem is not None:
+                count["findings"] += 1
+                out.write(json.dumps({"preset": name, "problem": problem,
+                                      "page": base64.b64encode(data).decode()}) + "\n")
+                out.flush()
+                print(f"FINDING {name}: {problem}", flush=True)
+        count["cases"] += 1
+        if count["cases"] % 500 == 0:
+            rate = count["cases"] / (time.monotonic() - t0)
+            print(f"{count['cases']} cases, {count['findings']} findings, {rate:.1f} cases/s", flush=True)
+
+    random.seed(args.seed)
+    try:
+        run()
+    except Done:
+        pass
+    elapsed = time.monotonic() - t0
+    print(f"done: {count['cases']} cases x {len(presets)} presets ({', '.join(presets)}) in {elapsed / 60:.1f} min, "
+          f"{count['cases'] / max(elapsed, 1e-9):.1f} cases/s, {count['findings']} findings"
+          + (f" (in {args.findings})" if count["findings"] else ""))
+    return 1 if count["findings"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Mutated real pages for the chain's property test and the long fuzz run (issue 12).
+
+A case is a real corpus page with mutations a hostile or broken site produces: truncation,
+byte flips, tag soup, deep nesting, control characters, odd attributes and wrong charsets.
+:func:`check` runs one case through a built chain and returns what went wrong (None when every
+property holds): no exception but :class:`InputError` escapes, no case runs past its time
+bound, no filter raises (the chain would undo it and serve the page without that filter), and a
+page whose body has text never comes back without text.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from pagesieve.document import parse
+from pagesieve.errors import InputError
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction"
+#: Pages per corpus the mutations start from (the smallest, so a case stays fast).
+PAGES_PER_CORPUS = 6
+#: Seconds one case may take through one chain before it counts as a hang (the proxy's default
+#: time limit is lower; this bound only catches runaway work, on a loaded 2-core machine).
+CASE_SECONDS = 30
+
+TAGS = ["div", "p", "span", "a", "table", "tr", "td", "ul", "li", "button", "form", "select", "option", "main",
+        "article", "header", "nav", "script", "style", "svg", "math", "template", "noscript", "iframe", "textarea",
+        "title", "body", "html", "head", "frameset", "plaintext", "xmp", "h1", "b", "i", "font", "center"]
+ODD_ATTRIBUTES = ["{{ng-model}}", "a:b:c", "x\u00e9", ":", "-", "data-\u2603", "on", "onx", "xmlns:foo", "'", "@click",
+                  "[prop]", "#ref", "v-on:click.prevent", "style", "href", "src"]
+CHARSETS = ["utf-8", "gb2312", "shift_jis", "windows-1251", "iso-8859-7", "utf-16", "junk", "x-user-defined",
+            "euc-kr", "koi8-r", "big5", "utf-7", "ascii", ""]
+CONTROL = [chr(c) for c in range(0x20) if c not in (9, 10, 13)] + ["\x7f", "\ufffe", "\uffff", "\u2028", "\ud800"]
+
+
+def seed_pages() -> list[bytes]:
+    pages: list[bytes] = []
+    for corpus in sorted(CORPORA.glob("*/pages")) if CORPORA.exists() else ():
+        files = sorted(corpus.glob("*.html"), key=lambda p: p.stat().st_size)[:PAGES_PER_CORPUS]
+        pages.extend(p.read_bytes() for p in files)
+    return pages or [b"<html><body><main><h1>Harbour</h1>" + b"<p>The council voted to rebuild the wall.</p>" * 20
+                     + b"</main></body></html>"]
+
+
+@st.composite
+def fragment(draw) -> bytes:
+    """Tag soup, deep nesting, control characters, odd attributes or a charset declaration."""
+    kind = draw(st.sampled_from(["soup", "deep", "control", "attribute", "charset", "entity"]))
+    if kind == "soup":
+        parts = draw(st.lists(st.tuples(st.sampled_from(TAGS), st.sampled_from(["<", "</", "<!--", "<?", "<!"])),
+                              max_size=30))
+        return "".join(f"{o}{t}>" if o in ("<", "</") else f"{o}{t}" for t, o in parts).encode()
+    if kind == "deep":
+        depth = draw(st.integers(1, 3000))
+        tag = draw(st.sampled_from(["div", "span", "b", "table", "ul", "a", "p", "font"]))
+        return (f"<{tag}>" * depth + "deep text " + (f"</{tag}>" * draw(st.integers(0, depth)))).encode()
+    if kind == "control":
+        chars = draw(st.lists(st.sampled_from(CONTROL), min_size=1, max_size=8))
+        return "".join(chars).encode("utf-8", "surrogatepass")
+    if kind == "attribute":
+        name = draw(st.sampled_from(ODD_ATTRIBUTES))
+        value = draw(st.sampled_from(["", "x", "javascript:alert(1)", "\"", "a b", "{{x}}", "\x01"]))
+        tag = draw(st.sampled_from(TAGS))
+        return f"<{tag} {name}=\"{value}\" {name}>text</{tag}>".encode("utf-8", "surrogatepass")
+    if kind == "charset":
+        return f"<meta charset=\"{draw(st.sampled_from(CHARSETS))}\">".encode()
+    return draw(st.sampled_from([b"&#0;", b"&#xD800;", b"&#x110000;", b"&#1114111;", b"&nbsp", b"&#65535;",
+                                 b"&#x1F;", b"&amp", b"&#99999999999;"]))
+
+
+@st.composite
+def mutated_page(draw, pages: list[bytes]) -> bytes:
+    data = bytearray(draw(st.sampled_from(pages)))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["truncate", "flip", "insert", "insert", "insert", "delete"]))
+        if not data:
+            break
+        at = draw(st.integers(0, len(data)))
+        if op == "truncate":
+            del data[at:]
+        elif op == "flip":
+            for _ in range(draw(st.integers(1, 16))):
+                i = draw(st.integers(0, max(0, len(data) - 1)))
+                if data:
+                    data[i] = draw(st.integers(0, 255))
+        elif op == "insert":
+            data[at:at] = draw(fragment())
+        else:
+            del data[at:at + draw(st.integers(1, 2000))]
+    return bytes(data)
+
+
+class Hang(BaseException):
+    """A case ran past :data:`CASE_SECONDS`."""
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def body_text(html: bytes, encoding: str = "utf-8") -> str:
+    """The words of a page's body (empty when it does not parse)."""
+    try:
+        page = parse(html, declared_encoding=encoding)
+    except InputError:
+        return ""
+    for skip in page.root.xpath("//script|//style|//noscript|//template|//a[@class='pagesieve-skip']"):
+        skip.drop_tree()
+    return " ".join(page.body.text_content().split())
+
+
+def check(chain, data: bytes) -> str | None:
+    """What went wrong with ``data`` through ``chain`` (None when every property holds)."""
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(CASE_SECONDS)
+    t0 = time.perf_counter()
+    try:
+        result = chain.process(data, url="http://fuzz.test/page")
+    except InputError:
+        return None  # refused with a clear reason: the proxy serves the original bytes
+    except Hang:
+        return f"hang: more than {CASE_SECONDS} s"
+    except Exception as err:  # noqa: BLE001 - what the property test is looking for
+        return f"escaped: {type(err).__name__}: {err}"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    if result.failed:  # fail-open worked, but a filter that raises on a page is a defect too
+        errors = [r["reason"] for r in result.record if r.get("action") == "error"]
+        return f"filter failed: {', '.join(result.failed)}: {'; '.join(errors)[:300]}"
+    before = body_text(data)
+    if len(before) >= 200:
+        if result.media_type == "text/plain":
+            after = " ".join(result.body.decode(result.encoding).split())
+        else:
+            after = body_text(result.body, result.encoding)
+        if not after:
+            return f"text lost: {len(before)} characters of body text in, none out ({time.perf_counter() - t0:.1f} s)"
+    return None
