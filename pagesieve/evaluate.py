@@ -26,8 +26,8 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
   whose words occur, in order, in the output; the share of those that must not be kept that do not.
 * **head**: the headline check on article pages (``meta.page_type`` article, or no page type): the
   page's headline (``filters.article.page_headline``: schema.org/og:title, else its first ``<h1>``)
-  is the output's first heading. A headline element the reader put first (class
-  ``pagesieve-headline``) is then left out of the scored text, as the title is.
+  is the output's first heading. The headline and byline the reader put first (classes
+  ``pagesieve-headline``, ``pagesieve-byline``) are then left out of the scored text, as the title is.
 * **by page type**: P, R, F1 per ``meta.page_type``; **page-type detection**: the share of pages
   whose ``pagesieve.pagetype.detect`` kind is their ``meta.page_type``.
 * speed: pages per second over the time spent in parsing, the filters and rendering,
@@ -273,6 +273,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     from pagesieve import config as C
     from pagesieve.document import parse
     from pagesieve.filters.article import HEADLINE_CLASS
+    from pagesieve.filters.main_content import BYLINE_CLASS
     from pagesieve.filters.removed_links import SECTION_CLASS
     from pagesieve.output import to_text
 
@@ -310,7 +311,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
                 page["failed"] = failed
             body = doc.body
             heading = _first_heading(body)
-            _drop(body, lambda el: HEADLINE_CLASS in (el.get("class") or "").split())
+            _drop(body, lambda el: bool({HEADLINE_CLASS, BYLINE_CLASS} & set((el.get("class") or "").split())))
             text = to_text(body, chain.output)
             _drop(body, lambda el: SECTION_CLASS in (el.get("class") or "").split())
             text_no_list = to_text(body, chain.output)

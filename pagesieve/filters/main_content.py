@@ -41,6 +41,13 @@ Sources (each threshold's doc names its own):
   one that keeps ``alternative_ratio`` of its score (e.g. a comment thread beside the story
   body in the same ``<article>``): it may be of any size.
 
+**Headline first** (issue 15: a reader view without the headline fails its user): the page's headline
+(``article.page_headline``: schema.org ``headline`` / ``og:title``, as the page's own ``<h1>`` when
+one says the same, else its first ``<h1>``) becomes the output's one ``<h1>``, put before the kept
+content (class ``pagesieve-headline``); the page's own copy inside the content goes, any other
+``<h1>`` inside becomes an ``<h2>``. After it, the byline and date from the page's metadata
+(``author``, ``article:published_time``) when it has them (class ``pagesieve-byline``).
+
 Everything in ``<body>`` outside the chosen node(s) is removed (ancestors stay, their loose
 text is blanked) and the article is set to their deepest common ancestor, before any removal
 (so the chain's loss guard protects it). A page where no paragraph scores is left unchanged,
@@ -55,7 +62,10 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
+import copy
+
 from pagesieve import dom
+from pagesieve.filters.article import HEADLINE_CLASS, page_headline, same_words
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
@@ -181,6 +191,8 @@ class MainContentSettings:
                                           "text; larger blocks stay unless they are named or semantic boilerplate outside "
                                           "the core (our bound: boilerplate is small).", minimum=0,
                                      maximum=1, group="advanced")
+    headline: bool = setting(True, "Start the kept content with the page's headline as its one <h1>, then the "
+                                   "byline and date from the page's metadata (issue 15).", group="advanced")
     clean_max_total: float = setting(0.5, "If the cleanup would take more than this share of the article's text, "
                                           "it is skipped on that page (our bound, under safety.max_article_loss).",
                                      minimum=0, maximum=1, group="advanced")
@@ -394,6 +406,8 @@ class MainContentFilter(Filter):
         if body not in st:
             ctx.note("skip", body, "no text in <body>; page left unchanged")
             return
+        headline = page_headline(page.root) if s.headline else None
+        byline = _byline(page.root) if s.headline else None
         found = None
         for attempt, skip in enumerate((True, False), 1):
             scores, unlikely = self.score(order, st, body, skip_unlikely=skip)
@@ -426,6 +440,42 @@ class MainContentFilter(Filter):
         self._prune(body, chosen, st, ctx)
         if s.clean:
             self._clean(page, chosen, top, top_score, st, scores, chars, ctx)
+        if headline is not None:
+            self._put_headline(body, chosen, headline, byline, ctx)
+
+    @staticmethod
+    def _put_headline(body, chosen, headline, byline, ctx) -> None:
+        """The headline as the one <h1> before the kept content, then the byline (module docstring)."""
+        first = next((c for c in chosen if ctx.in_document(c)), None)
+        if first is None or first is body:
+            first = next((c for c in body if isinstance(c.tag, str)), None)
+            if first is None:
+                return
+        text = headline.text if headline.element is not None else _strip_site(headline.text)
+        for h in list(body.iter("h1", "h2")):
+            if h is headline.element or (h.tag == "h1" and same_words(text, dom.text_of(h))):
+                ctx.remove(h, "the headline: put first as the page's one <h1>", explain=False)
+            elif h.tag == "h1":
+                h2 = copy.deepcopy(h)
+                h2.tag = "h2"
+                ctx.replace(h, h2, "a second <h1> below the headline becomes an <h2>")
+            else:
+                break  # only the headings before the first <h2> can be the headline's copies
+        parent = first.getparent()
+        index = parent.index(first)
+        if headline.element is not None:  # the page's own heading, moved (its id and links stay)
+            h1 = copy.deepcopy(headline.element)
+            h1.tag = "h1"
+            h1.set("class", f"{h1.get('class') or ''} {HEADLINE_CLASS}".strip())
+        else:
+            h1 = dom.element("h1", {"class": HEADLINE_CLASS}, text)
+        h1.tail = "\n"
+        ctx.insert(parent, index, h1)
+        if byline:
+            p = dom.element("p", {"class": BYLINE_CLASS}, byline)
+            p.tail = "\n"
+            ctx.insert(parent, index + 1, p)
+        ctx.note("headline", h1, f"headline first ({headline.source})", measured={"byline": bool(byline)})
 
     def _prune(self, body, chosen, st, ctx) -> None:
         """Remove everything in ``body`` outside the chosen nodes; blank loose text on the way."""
@@ -541,6 +591,29 @@ class MainContentFilter(Filter):
                 return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
                     "link_density": bound, "commas_below": s.clean_max_commas}
         return None
+
+
+#: The class of the byline/date line put after the headline (``pagesieve eval`` leaves it out of scoring).
+BYLINE_CLASS = "pagesieve-byline"
+_AUTHOR_META = etree.XPath("//meta[@name='author' or @property='article:author' or @name='article:author' "
+                           "or @name='byl' or @name='dc.creator']/@content")
+_DATE_META = etree.XPath("//meta[@property='article:published_time' or @name='article:published_time' "
+                         "or @itemprop='datePublished' or @name='date' or @name='pubdate']/@content")
+_SITE_SEP = re.compile(r"\s+[|–—]\s+|\s+-\s+")
+
+
+def _byline(root: HtmlElement) -> str | None:
+    """"By <author> · <date>" from the page's metadata (the author when it is not an address)."""
+    author = next((" ".join(a.split()) for a in _AUTHOR_META(root) if a.strip() and "://" not in a), "")
+    date = next((d.strip()[:10] for d in _DATE_META(root) if re.match(r"\d{4}-\d{2}-\d{2}", d.strip())), "")
+    parts = ([f"By {author}"] if author else []) + ([date] if date else [])
+    return " · ".join(parts) or None
+
+
+def _strip_site(title: str) -> str:
+    """A metadata title without the site name after it ("Headline | Site"), when the rest is a headline."""
+    parts = _SITE_SEP.split(title)
+    return parts[0] if len(parts) > 1 and len(parts[0].split()) >= 3 else title
 
 
 #: ``ctx.state.marks`` key: image → the text of the caption this filter removed (image_captions
