@@ -41,6 +41,11 @@ Sources (each threshold's doc names its own):
   one that keeps ``alternative_ratio`` of its score (e.g. a comment thread beside the story
   body in the same ``<article>``): it may be of any size.
 
+**Page type** (``pagesieve.pagetype.detect``, noted in ``--explain`` with its signals) changes the
+cleanup: on a forum thread, blocks named like comments or replies are the posts and stay; on
+listings, collections, product and documentation pages the link-density cleanup inside the content
+is off (the item lists and tables of contents are the content).
+
 **Headline first** (issue 15: a reader view without the headline fails its user): the page's headline
 (``article.page_headline``: schema.org ``headline`` / ``og:title``, as the page's own ``<h1>`` when
 one says the same, else its first ``<h1>``) becomes the output's one ``<h1>``, put before the kept
@@ -67,6 +72,7 @@ import copy
 from pagesieve import dom
 from pagesieve.filters.article import HEADLINE_CLASS, page_headline, same_words
 from pagesieve.filters.base import Filter
+from pagesieve.pagetype import detect
 from pagesieve.settings import setting
 
 # Readability.js REGEXPS (mozilla/readability, Readability.js): blocks unlikely to be content,
@@ -86,6 +92,12 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
                          r"(?:^|[\s_-])tags?(?:$|[\s_-])|"
                          r"toolbar|print|read-?more|more-?stories|outbrain|taboola|advert|(?:^|[\s_-])ad(?:$|[\s_-])|"
                          r"timestamp|published|updated|(?:^|[\s_-])date(?:$|[\s_-])", re.I)
+# The page type decides what is content (pagesieve.pagetype): on a forum thread the posts and
+# comments are the content (their names are not boilerplate there); on listings, shop collections,
+# product and documentation pages the link-dense item lists and tables of contents are.
+POSTS_ARE_CONTENT = frozenset({"forum"})
+POST_NAMES = re.compile(r"comment|repl|post|message|answer", re.I)
+ITEMS_ARE_CONTENT = frozenset({"listing", "collection", "product", "documentation"})
 # Image captions, credits and galleries: not article text in the scrapinghub ground truth ("article
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
@@ -406,6 +418,9 @@ class MainContentFilter(Filter):
         if body not in st:
             ctx.note("skip", body, "no text in <body>; page left unchanged")
             return
+        kind = detect(page.root, page.url)
+        ctx.note("page-type", body, f"page type: {kind.kind} ({kind.why()})",
+                 measured={k: round(v, 2) for k, v in kind.scores.items()})
         headline = page_headline(page.root) if s.headline else None
         byline = _byline(page.root) if s.headline else None
         found = None
@@ -439,7 +454,7 @@ class MainContentFilter(Filter):
         ctx.set_article(container)  # before removing: the loss guard then protects what is kept
         self._prune(body, chosen, st, ctx)
         if s.clean:
-            self._clean(page, chosen, top, top_score, st, scores, chars, ctx)
+            self._clean(page, chosen, top, top_score, st, scores, chars, ctx, kind.kind)
         if headline is not None:
             self._put_headline(body, chosen, headline, byline, ctx)
 
@@ -500,7 +515,7 @@ class MainContentFilter(Filter):
                 ctx.remove(child, "outside the main content block",
                            measured={"chars": cs[_CHARS]} if cs else None, explain=bool(cs and cs[_CHARS]))
 
-    def _clean(self, page, chosen, top, top_score, st, scores, article_chars, ctx) -> None:
+    def _clean(self, page, chosen, top, top_score, st, scores, article_chars, ctx, kind: str = "article") -> None:
         """Remove boilerplate inside the chosen nodes (see the module docstring)."""
         s = self.settings
         if not article_chars:
@@ -528,7 +543,7 @@ class MainContentFilter(Filter):
                     continue
                 outside_core = core is not None and el not in core_path and not any(
                     a is core for a in el.iterancestors())
-                reason = self._boilerplate(el, st, article_chars, title_words, outside_core)
+                reason = self._boilerplate(el, st, article_chars, title_words, outside_core, kind)
                 if reason:
                     plan.append((el, *reason))
                     if not outside_core:
@@ -553,7 +568,8 @@ class MainContentFilter(Filter):
         before = prev.tail if prev is not None else parent.text
         return bool(ps and ps[_BLOCK]) and not (before or "").strip() and not (el.tail or "").strip()
 
-    def _boilerplate(self, el, st, article_chars, title_words, outside_core) -> tuple[str, dict, dict] | None:
+    def _boilerplate(self, el, st, article_chars, title_words, outside_core,
+                     kind: str = "article") -> tuple[str, dict, dict] | None:
         s = self.settings
         es = st.get(el)
         if es is None:
@@ -570,7 +586,8 @@ class MainContentFilter(Filter):
         names = _names(el)
         if el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
             return f"<{el.tag}> navigation or aside block inside the article", measured, limit
-        if names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st)):
+        if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
+                and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))):
             return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit
         if big:
             return None
@@ -584,7 +601,7 @@ class MainContentFilter(Filter):
             if overlap >= s.title_overlap:
                 return "heading repeats the page title", {**measured, "overlap": round(overlap, 3)}, {
                     "title_overlap": s.title_overlap}
-        if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas:
+        if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas and kind not in ITEMS_ARE_CONTENT:
             ld = es[_LINK] / chars
             bound = s.clean_link_density_positive if POSITIVE.search(names) else s.clean_link_density
             if ld > bound:
