@@ -462,7 +462,7 @@ class MainContentFilter(Filter):
     def _put_headline(body, chosen, headline, byline, ctx) -> None:
         """The headline as the one <h1> before the kept content, then the byline (module docstring)."""
         first = next((c for c in chosen if ctx.in_document(c)), None)
-        if first is None or first is body:
+        if first is None or first is body or first.getparent() is None or body not in first.iterancestors():
             first = next((c for c in body if isinstance(c.tag, str)), None)
             if first is None:
                 return
