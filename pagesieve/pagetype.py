@@ -138,10 +138,15 @@ def _schema_types(root: HtmlElement) -> list[str]:
 
 def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | None]:
     """The largest group of sibling blocks sharing tag and class, each with a link and its own text
-    outside the link: (items, items with a price, items that look like posts, their parent)."""
+    outside the link, outside page furniture (menus, sidebars, footers: ``link_lists._furniture``):
+    (items, items with a price, items that look like posts, their parent)."""
+    from pagesieve.filters.link_lists import _furniture
+
+    furniture = _furniture(body)
     best = (0, 0, 0, None)
     for parent in body.iter():
-        if not isinstance(parent.tag, str) or parent.tag in _SKIP or len(parent) < MIN_POSTS:
+        if (not isinstance(parent.tag, str) or parent.tag in _SKIP or len(parent) < MIN_POSTS
+                or parent in furniture):
             continue
         groups: dict[tuple, list[HtmlElement]] = defaultdict(list)
         for child in parent:
@@ -226,8 +231,8 @@ def detect(root: HtmlElement, url: str | None = None) -> PageType:
            for el in body.iter("nav", "aside")):
         add("documentation", STRUCTURE / 2, "a docs/TOC navigation")
     prose = _paragraph_letters(body)
-    if prose >= ARTICLE_CHARS:
-        add("article", DENSE_TEXT, f"a prose block of {prose} characters")
+    if prose >= ARTICLE_CHARS:  # twice the weight for twice the prose: a long story outweighs a grid beside it
+        add("article", DENSE_TEXT * min(2, prose // ARTICLE_CHARS), f"a prose block of {prose} characters")
 
     path = urlsplit(url or "").path + ("?" + urlsplit(url or "").query if url and urlsplit(url).query else "")
     if path:
