@@ -3,7 +3,11 @@
 A dataset is a directory in the format of ``../shared/data/extraction/*/``::
 
     pages/<id>.html     the page as fetched (bytes)
-    truth.jsonl         one {"id", "url", "body"} per line; body = the article text only
+    truth.jsonl         one {"id", "url", "body", ["meta"]} per line; body = the main text only;
+                        lines end at "\n" only (U+2028 inside a JSON string is text)
+
+``pagesieve eval DIR...`` scores every dataset given, or every dataset directly under a directory
+(``../shared/data/extraction``), in one table.
 
 Each preset runs with ``output.format = text``, ``output.text_title = false`` and, when the chain
 has the accessibility step, ``accessibility.title_heading = false`` (the truth is the article body
@@ -17,7 +21,16 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
 * **non-article tokens removed** = ``1 − |out − truth| / |page − truth|`` per page (mean over the
   pages that have any non-article token), where ``page`` is the unfiltered page as text: the
   share of the clutter's words the preset took away.
-* speed: pages per second over the time spent in ``Chain.process`` (parse, filters, render),
+* **no-lst**: the same without pagesieve's removed-links list (``filters.removed_links``).
+* **with / w/out** (WCXB ``meta.with`` / ``meta.without``): the share of the snippets that must be kept
+  whose words occur, in order, in the output; the share of those that must not be kept that do not.
+* **head**: the headline check on article pages (``meta.page_type`` article, or no page type): the
+  page's headline (``filters.article.page_headline``: schema.org/og:title, else its first ``<h1>``)
+  is the output's first heading. The headline and byline the reader put first (classes
+  ``pagesieve-headline``, ``pagesieve-byline``) are then left out of the scored text, as the title is.
+* **by page type**: P, R, F1 per ``meta.page_type``; **page-type detection**: the share of pages
+  whose ``pagesieve.pagetype.detect`` kind is their ``meta.page_type``.
+* speed: pages per second over the time spent in parsing, the filters and rendering,
   median and 95th percentile milliseconds per page.
 * errors: pages whose processing raised (scored as empty output, P = R = F1 = 0) and pages on
   which a filter failed and was rolled back (``filter_errors``; scored as they came out).
@@ -74,6 +87,7 @@ class Sample:
     path: Path
     url: str | None
     truth: str
+    meta: dict = field(default_factory=dict)
 
 
 def load_dataset(directory: str | Path, limit: int | None = None) -> list[Sample]:
@@ -85,13 +99,16 @@ def load_dataset(directory: str | Path, limit: int | None = None) -> list[Sample
     if not truth.is_file():
         raise InputError(f"{directory}: not a dataset (expected pages/<id>.html and truth.jsonl)")
     out = []
-    for n, line in enumerate(truth.read_text(encoding="utf-8").splitlines(), 1):
+    # Lines end at "\n" only: U+2028/U+2029 (and \r, \x85 ...) inside JSON strings are text, which
+    # str.splitlines() would cut at.
+    for n, line in enumerate(truth.read_bytes().decode("utf-8").split("\n"), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
             sample = Sample(id=str(row["id"]), path=directory / "pages" / f"{row['id']}.html",
-                            url=row.get("url"), truth=row.get("body") or "")
+                            url=row.get("url"), truth=row.get("body") or "",
+                            meta=row.get("meta") if isinstance(row.get("meta"), dict) else {})
         except (ValueError, KeyError, TypeError) as err:
             raise InputError(f"{truth}:{n}: expected a JSON object with id and body ({err})") from err
         if sample.path.is_file():
@@ -112,17 +129,35 @@ class PresetResult:
     recall: float = 0.0
     f1: float = 0.0
     noise_removed: float | None = None
+    noise_removed_no_list: float | None = None
+    with_kept: float | None = None
+    without_removed: float | None = None
+    headline: float | None = None
+    headline_pages: int = 0
     pages_per_s: float = 0.0
     median_ms: float = 0.0
     p95_ms: float = 0.0
     errors: int = 0
     filter_errors: int = 0
+    by_type: dict[str, dict] = field(default_factory=dict)
     per_page: list[dict] = field(default_factory=list)
 
     def row(self) -> dict:
         d = asdict(self)
         d.pop("per_page")
         return d
+
+
+@dataclass
+class CorpusResult:
+    """Every preset's scores on one dataset, plus the page-type detection's accuracy there."""
+
+    name: str
+    pages: int
+    presets: list[PresetResult]
+    pagetype_accuracy: float | None = None
+    pagetype_pages: int = 0
+    pagetype_by_type: dict[str, dict] = field(default_factory=dict)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -152,32 +187,99 @@ class _Progress:
             sys.stderr.flush()
 
 
-def page_text_tokens(samples: Iterable[Sample]) -> dict[str, Counter]:
-    """Tokens of each unfiltered page rendered as text (for "non-article tokens removed")."""
-    from pagesieve.chain import Chain
-    from pagesieve.config import SafetySettings
-    from pagesieve.output import OutputSettings
+def _phrase(text: str) -> str:
+    """``text`` as its lower-cased word tokens joined by single spaces, padded (for containment)."""
+    return " " + " ".join(_WORD.findall(text.lower())) + " "
 
-    chain = Chain([], OutputSettings(format="text"), SafetySettings(), preset="(unfiltered)")
+
+def snippet_found(snippet: str, phrase: str) -> bool:
+    """True when the words of ``snippet``, in order, occur in ``phrase`` (a :func:`_phrase`).
+    A snippet without a word is never found."""
+    words = _phrase(snippet)
+    return words.strip() != "" and words in phrase
+
+
+def headline_matches(expected: str, heading: str | None) -> bool:
+    """The headline check: the output's first heading says the page's headline (most words in common;
+    a site name after the headline in ``og:title`` is allowed: ``filters.article.same_words``)."""
+    from pagesieve.filters.article import same_words
+
+    return bool(heading) and same_words(expected, heading)
+
+
+@dataclass
+class PageInfo:
+    """What the eval measures once per page, before any preset: its text tokens (unfiltered), its
+    headline (from the page's metadata, else its first <h1>) and its detected page type."""
+
+    tokens: Counter
+    headline: str | None = None
+    detected: str | None = None
+
+
+def page_infos(samples: Iterable[Sample]) -> dict[str, PageInfo]:
+    """One :class:`PageInfo` per sample id (pages that do not parse: empty tokens, no headline)."""
+    from pagesieve.document import parse
+    from pagesieve.filters.article import page_headline
+    from pagesieve.output import OutputSettings, to_text
+    from pagesieve.pagetype import detect
+
+    text = OutputSettings(format="text")
     out = {}
     for s in samples:
         try:
-            res = chain.process(s.path.read_bytes(), url=s.url)
-            out[s.id] = tokens(res.body.decode(res.encoding, errors="replace"))
+            page = parse(s.path.read_bytes(), url=s.url)
         except (InputError, OSError):
-            out[s.id] = Counter()
+            out[s.id] = PageInfo(Counter())
+            continue
+        headline = page_headline(page.root)
+        detected = detect(page.root, s.url).kind
+        out[s.id] = PageInfo(tokens(to_text(page.body, text)), headline.text if headline else None, detected)
     return out
 
 
-def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, Counter] | None = None,
+def page_text_tokens(samples: Iterable[Sample]) -> dict[str, Counter]:
+    """Tokens of each unfiltered page rendered as text (for "non-article tokens removed")."""
+    return {k: v.tokens for k, v in page_infos(samples).items()}
+
+
+def _first_heading(body) -> str | None:
+    from pagesieve.filters.removed_links import SECTION_CLASS
+
+    for el in body.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        if any(SECTION_CLASS in (a.get("class") or "") for a in el.iterancestors()):
+            continue
+        text = " ".join(el.text_content().split())
+        if text:
+            return text
+    return None
+
+
+def _drop(body, predicate) -> None:
+    for el in [el for el in body.iter() if isinstance(el.tag, str) and predicate(el)]:
+        if el.getparent() is not None:
+            el.drop_tree()
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None = None,
                progress: bool = False, overrides: list[tuple[str, object]] = ()) -> PresetResult:
     """Run ``preset`` (text output, plus ``overrides``) over ``samples`` and score it.
-    Per-page errors are counted, never raised."""
+    Per-page errors are counted, never raised. ``page_tokens``: from :func:`page_infos` (or the
+    older :func:`page_text_tokens`)."""
     from pagesieve import config as C
+    from pagesieve.document import parse
+    from pagesieve.filters.article import HEADLINE_CLASS
+    from pagesieve.filters.main_content import BYLINE_CLASS
+    from pagesieve.filters.removed_links import SECTION_CLASS
+    from pagesieve.output import to_text
 
     # The truth is the page's main text without its title: the title pagesieve itself adds (the text
-    # output's title line, the accessibility step's title-as-<h1> on pages without a heading) is not
-    # extracted content and is left out, the same for every preset.
+    # output's title line, the accessibility step's title-as-<h1> on pages without a heading, the
+    # reader's headline put first) is not extracted content and is left out, the same for every preset.
     added = [("output.text_title", False)]
     if "accessibility" in cfg.presets[preset].get("chain", ()):
         added.append(("accessibility.title_heading", False))
@@ -185,20 +287,35 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, C
     chain = C.build_chain(spec)
     res = PresetResult(preset=preset, pages=len(samples))
     times: list[float] = []
-    ps, rs, fs, noise = [], [], [], []
+    ps, rs, fs, noise, noise_nl, heads = [], [], [], [], [], []
+    with_kept = with_all = without_removed = without_all = 0
+    per_type: dict[str, list[tuple[float, float, float]]] = {}
     bar = _Progress(preset, len(samples), progress)
     for i, s in enumerate(samples, 1):
         truth = tokens(s.truth)
+        info = page_tokens.get(s.id) if page_tokens is not None else None
+        if isinstance(info, Counter):
+            info = PageInfo(info)
         page: dict = {"id": s.id}
+        if s.meta.get("page_type"):
+            page["type"] = s.meta["page_type"]
         t0 = time.perf_counter()
+        heading = None
+        text = text_no_list = ""
         try:
-            result = chain.process(s.path.read_bytes(), url=s.url)
-            text = result.body.decode(result.encoding, errors="replace")
-            if result.failed:
+            doc = parse(s.path.read_bytes(), url=s.url)
+            state, stats = chain.run(doc)
+            failed = [f["filter"] for f in stats if f["status"] == "error"]
+            if failed:
                 res.filter_errors += 1
-                page["failed"] = result.failed
+                page["failed"] = failed
+            body = doc.body
+            heading = _first_heading(body)
+            _drop(body, lambda el: bool({HEADLINE_CLASS, BYLINE_CLASS} & set((el.get("class") or "").split())))
+            text = to_text(body, chain.output)
+            _drop(body, lambda el: SECTION_CLASS in (el.get("class") or "").split())
+            text_no_list = to_text(body, chain.output)
         except Exception as err:  # noqa: BLE001 - one bad page never stops the run; counted
-            text = ""
             res.errors += 1
             page["error"] = f"{type(err).__name__}: {err}"
         ms = (time.perf_counter() - t0) * 1000
@@ -209,19 +326,40 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, C
             p, r, f = prf(out, truth)
             ps.append(p), rs.append(r), fs.append(f)
             page.update(p=round(p, 4), r=round(r, 4), f1=round(f, 4))
-            if page_tokens is not None and s.id in page_tokens:
-                nr = noise_removed(out, page_tokens[s.id], truth)
+            if "type" in page:
+                per_type.setdefault(page["type"], []).append((p, r, f))
+            if info is not None:
+                nr = noise_removed(out, info.tokens, truth)
                 if nr is not None:
                     noise.append(nr)
                     page["noise_removed"] = round(nr, 4)
+                    nr2 = noise_removed(tokens(text_no_list), info.tokens, truth)
+                    noise_nl.append(nr2)
+                    page["noise_removed_no_list"] = round(nr2, 4)
+        if info is not None and info.headline and s.meta.get("page_type", "article") == "article":
+            ok = headline_matches(info.headline, heading)
+            heads.append(ok)
+            page.update(headline=ok, first_heading=heading)
+        phrase = _phrase(text)
+        kept = [snippet_found(x, phrase) for x in s.meta.get("with") or () if isinstance(x, str)]
+        gone = [not snippet_found(x, phrase) for x in s.meta.get("without") or () if isinstance(x, str)]
+        with_kept, with_all = with_kept + sum(kept), with_all + len(kept)
+        without_removed, without_all = without_removed + sum(gone), without_all + len(gone)
+        if kept or gone:
+            page.update(with_kept=sum(kept), with_all=len(kept), without_removed=sum(gone), without_all=len(gone))
         res.per_page.append(page)
         bar.step(i)
     bar.close()
     res.scored = len(fs)
     if fs:
         res.precision, res.recall, res.f1 = (statistics.fmean(x) for x in (ps, rs, fs))
-    if noise:
-        res.noise_removed = statistics.fmean(noise)
+    res.noise_removed, res.noise_removed_no_list = _mean(noise), _mean(noise_nl)
+    res.with_kept = with_kept / with_all if with_all else None
+    res.without_removed = without_removed / without_all if without_all else None
+    res.headline, res.headline_pages = _mean([float(h) for h in heads]), len(heads)
+    res.by_type = {t: {"pages": len(v), "precision": statistics.fmean(x[0] for x in v),
+                       "recall": statistics.fmean(x[1] for x in v), "f1": statistics.fmean(x[2] for x in v)}
+                   for t, v in sorted(per_type.items())}
     total_s = sum(times) / 1000
     res.pages_per_s = len(times) / total_s if total_s else 0.0
     res.median_ms = statistics.median(times) if times else 0.0
@@ -229,34 +367,95 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, C
     return res
 
 
+def _check(cfg, names: list[str], overrides) -> None:
+    from pagesieve import config as C
+
+    for name in names:
+        cfg.resolve(name, C.overrides_to_tree(overrides))  # bad preset or override: ConfigError naming the available ones, before any work
+
+
 def evaluate(dataset: str | Path, presets: list[str] | None = None, *, config_path: str | None = None,
              limit: int | None = None, progress: bool = False, samples: list[Sample] | None = None,
              overrides: list[tuple[str, object]] = ()) -> list[PresetResult]:
     """Score ``presets`` (default: every preset of the config) on a dataset."""
+    return evaluate_corpus(dataset, presets, config_path=config_path, limit=limit, progress=progress,
+                           samples=samples, overrides=overrides).presets
+
+
+def evaluate_corpus(dataset: str | Path, presets: list[str] | None = None, *, config_path: str | None = None,
+                    limit: int | None = None, progress: bool = False, samples: list[Sample] | None = None,
+                    overrides: list[tuple[str, object]] = (), cfg=None) -> CorpusResult:
+    """Score ``presets`` on one dataset, and the page-type detection against ``meta.page_type``."""
     from pagesieve import config as C
 
-    cfg = C.load(config_path)
+    cfg = cfg or C.load(config_path)
     names = list(presets or cfg.presets)
-    for name in names:
-        cfg.resolve(name, C.overrides_to_tree(overrides))  # bad preset or override: ConfigError naming the available ones, before any work
+    _check(cfg, names, overrides)
     if samples is None:
         samples = load_dataset(dataset, limit)
-    page_tokens = page_text_tokens(samples)
-    return [run_preset(cfg, name, samples, page_tokens, progress, overrides) for name in names]
+    infos = page_infos(samples)
+    result = CorpusResult(Path(dataset).name, len(samples),
+                          [run_preset(cfg, name, samples, infos, progress, overrides) for name in names])
+    typed = [(s.meta["page_type"], infos[s.id].detected) for s in samples if s.meta.get("page_type")]
+    if typed:
+        result.pagetype_pages = len(typed)
+        result.pagetype_accuracy = sum(a == b for a, b in typed) / len(typed)
+        for truth_type in sorted({a for a, _ in typed}):
+            got = Counter(b for a, b in typed if a == truth_type)
+            result.pagetype_by_type[truth_type] = {"pages": sum(got.values()),
+                                                   "accuracy": got[truth_type] / sum(got.values()),
+                                                   "detected": dict(got.most_common())}
+    return result
 
 
-def format_table(results: list[PresetResult]) -> str:
-    """A plain-text table of the results, one row per preset."""
-    head = (f"{'preset':<22} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'noise-rm':>8} "
-            f"{'pages/s':>8} {'med ms':>7} {'p95 ms':>7} {'errors':>6}")
+def datasets_in(path: str | Path) -> list[Path]:
+    """``path`` itself when it is a dataset, else the datasets directly under it (sorted)."""
+    path = Path(path)
+    if (path / "truth.jsonl").is_file():
+        return [path]
+    found = sorted(p for p in path.iterdir() if (p / "truth.jsonl").is_file()) if path.is_dir() else []
+    if not found:
+        raise InputError(f"{path}: not a dataset (expected pages/<id>.html and truth.jsonl) and holds none")
+    return found
+
+
+def _fmt(x: float | None, width: int = 6) -> str:
+    return f"{x:>{width}.3f}" if x is not None else f"{'-':>{width}}"
+
+
+def format_table(results: list[PresetResult], corpus: str | None = None) -> str:
+    """A plain-text table of the results, one row per preset (see :func:`format_corpora`)."""
+    return format_corpora([CorpusResult(corpus or "", 0, results)], breakdown=False)
+
+
+def format_corpora(corpora: list[CorpusResult], breakdown: bool = True) -> str:
+    """One table: a row per corpus and preset; then per page type, and the page-type accuracy."""
+    head = (f"{'corpus':<16} {'preset':<20} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'noise':>6} {'no-lst':>6} "
+            f"{'with':>6} {'w/out':>6} {'head':>6} {'pages/s':>7} {'p95 ms':>7} {'errors':>6}")
     lines = [head, "-" * len(head)]
-    for r in results:
-        noise = f"{r.noise_removed:.3f}" if r.noise_removed is not None else "-"
-        errs = f"{r.errors}" + (f"+{r.filter_errors}f" if r.filter_errors else "")
-        lines.append(f"{r.preset:<22} {r.scored:>5} {r.precision:>6.3f} {r.recall:>6.3f} {r.f1:>6.3f} "
-                     f"{noise:>8} {r.pages_per_s:>8.1f} {r.median_ms:>7.1f} {r.p95_ms:>7.1f} {errs:>6}")
-    lines.append("P, R, F1: mean per-page token scores (R = recall of main text); noise-rm: non-article "
-                 "tokens removed; errors: pages that raised (+N f: pages where a filter failed and was undone)")
+    for c in corpora:
+        for r in c.presets:
+            errs = f"{r.errors}" + (f"+{r.filter_errors}f" if r.filter_errors else "")
+            lines.append(f"{c.name[:16]:<16} {r.preset[:20]:<20} {r.scored:>5} {r.precision:>6.3f} {r.recall:>6.3f} "
+                         f"{r.f1:>6.3f} {_fmt(r.noise_removed)} {_fmt(r.noise_removed_no_list)} {_fmt(r.with_kept)} "
+                         f"{_fmt(r.without_removed)} {_fmt(r.headline)} {r.pages_per_s:>7.1f} {r.p95_ms:>7.1f} "
+                         f"{errs:>6}")
+    lines.append("P, R, F1: mean per-page token scores (R = recall of main text); noise: non-article tokens removed "
+                 "(no-lst: without the removed-links list); with / w/out: WCXB snippets kept / removed; head: "
+                 "headline check on article pages; errors: pages that raised (+N f: a filter failed and was undone)")
+    if breakdown and any(r.by_type for c in corpora for r in c.presets):
+        lines += ["", f"{'corpus':<16} {'preset':<20} {'page_type':<14} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6}"]
+        for c in corpora:
+            for r in c.presets:
+                for t, v in r.by_type.items():
+                    lines.append(f"{c.name[:16]:<16} {r.preset[:20]:<20} {t:<14} {v['pages']:>5} "
+                                 f"{v['precision']:>6.3f} {v['recall']:>6.3f} {v['f1']:>6.3f}")
+    for c in corpora:
+        if breakdown and c.pagetype_accuracy is not None:
+            lines.append("")
+            lines.append(f"page-type detection on {c.name}: {c.pagetype_accuracy:.3f} of {c.pagetype_pages} pages")
+            for t, v in c.pagetype_by_type.items():
+                lines.append(f"  {t:<14} {v['accuracy']:.3f} of {v['pages']:>3}  detected as {v['detected']}")
     return "\n".join(lines)
 
 
@@ -264,12 +463,21 @@ def cmd_eval(args) -> int:
     from pagesieve import config as C
 
     overrides = [C.parse_override(o) for o in args.overrides]
-    results = evaluate(args.dataset, args.presets or None, config_path=args.config, limit=args.limit,
-                       progress=sys.stderr.isatty(), overrides=overrides)
-    print(format_table(results))
+    cfg = C.load(args.config)
+    names = list(args.presets or cfg.presets)
+    _check(cfg, names, overrides)
+    dirs = [d for given in args.dataset for d in datasets_in(given)]
+    corpora = [evaluate_corpus(d, names, limit=args.limit, progress=sys.stderr.isatty(), overrides=overrides, cfg=cfg)
+               for d in dirs]
+    print(format_corpora(corpora))
     if args.json:
-        payload = {"dataset": str(args.dataset), "presets": {r.preset: {**r.row(), "per_page": r.per_page}
-                                                             for r in results}}
+        payload = {"datasets": {str(d): {"pagetype_accuracy": c.pagetype_accuracy,
+                                         "pagetype_by_type": c.pagetype_by_type,
+                                         "presets": {r.preset: {**r.row(), "per_page": r.per_page}
+                                                     for r in c.presets}}
+                                for d, c in zip(dirs, corpora)}}
+        if len(corpora) == 1:  # the single-dataset shape of earlier versions stays readable
+            payload.update(dataset=str(dirs[0]), presets=payload["datasets"][str(dirs[0])]["presets"])
         Path(args.json).write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
 
@@ -293,10 +501,13 @@ def add_parser(sub) -> None:
     p.add_argument("--json", metavar="OUT", help="also write the results, with per-page scores, to this JSON file")
     p.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
                    help="override one setting for every preset, e.g. filters.link_density.precise_la=30")
-    p.add_argument("--limit", metavar="N", type=_positive, help="score only the first N pages")
-    p.add_argument("dataset", metavar="DATASET_DIR", help="a directory with pages/<id>.html and truth.jsonl")
+    p.add_argument("--limit", metavar="N", type=_positive, help="score only the first N pages of each dataset")
+    p.add_argument("dataset", metavar="DATASET_DIR", nargs="+",
+                   help="a directory with pages/<id>.html and truth.jsonl, or a directory of such directories "
+                        "(every corpus in one table)")
     p.set_defaults(func=cmd_eval)
 
 
-__all__: list[str] = ["tokens", "prf", "noise_removed", "load_dataset", "evaluate", "run_preset",
-                      "format_table", "add_parser", "PresetResult", "Sample"]
+__all__: list[str] = ["tokens", "prf", "noise_removed", "load_dataset", "evaluate", "evaluate_corpus", "run_preset",
+                      "format_table", "format_corpora", "datasets_in", "snippet_found", "headline_matches",
+                      "add_parser", "PresetResult", "CorpusResult", "Sample"]

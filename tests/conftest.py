@@ -12,7 +12,11 @@ from pagesieve import config as C
 from pagesieve.document import parse
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("PAGESIEVE_CORPUS", REPO.parent / "shared" / "data" / "extraction" / "scrapinghub"))
+#: The shared extraction corpora: ../shared/data/extraction beside the repository (or beside the
+#: directory of worktrees that holds it).
+EXTRACTION = next((p / "shared" / "data" / "extraction" for p in (REPO.parent, REPO.parent.parent)
+                   if (p / "shared" / "data" / "extraction").is_dir()), REPO.parent / "shared" / "data" / "extraction")
+CORPUS = Path(os.environ.get("PAGESIEVE_CORPUS", EXTRACTION / "scrapinghub"))
 
 
 def corpus_pages() -> list[tuple[str, Path, str]]:

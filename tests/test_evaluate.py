@@ -77,3 +77,75 @@ def test_cli_unknown_preset_is_one_line_error(dataset, capsys):
     assert cli.main(["eval", str(dataset), "--preset", "nope"]) == 2
     err = capsys.readouterr().err
     assert "unknown preset" in err and "available" in err and "Traceback" not in err
+
+
+def test_truth_lines_split_on_newline_only(tmp_path):
+    """U+2028/U+2029 (and \\x85) inside a JSON string are text, not line ends (issue 12 item 11)."""
+    (tmp_path / "pages").mkdir()
+    for pid in ("a", "b"):
+        (tmp_path / "pages" / f"{pid}.html").write_text("<p>x</p>")
+    raw = ('{"id": "a", "body": "one\u2028two\u2029three\x85four"}\r\n'
+           '{"id": "b", "body": "six", "meta": {"page_type": "forum", "with": ["six"]}}\n')
+    (tmp_path / "truth.jsonl").write_bytes(raw.encode("utf-8"))
+    a, b = load_dataset(tmp_path)
+    assert a.truth == "one\u2028two\u2029three\x85four" and a.meta == {}
+    assert b.meta["page_type"] == "forum"
+
+
+@pytest.mark.parametrize("snippet, text, found", [
+    ("The quick, brown fox", "...the QUICK brown fox jumps", True),
+    ("quick fox", "the quick brown fox", False),          # words in order, adjacent
+    ("own fox", "the brown fox", False),                  # whole words only
+    ("!!!", "anything", False),                           # a snippet without a word is never found
+])
+def test_snippet_found(snippet, text, found):
+    from pagesieve.evaluate import _phrase, snippet_found
+    assert snippet_found(snippet, _phrase(text)) is found
+
+
+@pytest.mark.parametrize("expected, heading, ok", [
+    ("Big storm hits the coast | Daily News", "Big storm hits the coast", True),
+    ("Big storm hits the coast", "Big storm hits the coast", True),
+    ("Big storm hits the coast", "Sign up for our newsletter", False),
+    ("Big storm hits the coast", None, False),
+])
+def test_headline_matches(expected, heading, ok):
+    from pagesieve.evaluate import headline_matches
+    assert headline_matches(expected, heading) is ok
+
+
+@pytest.fixture
+def typed_dataset(tmp_path):
+    tmp_path = tmp_path / "typed"
+    (tmp_path / "pages").mkdir(parents=True)
+    story = "The quick brown fox jumps over the lazy dog, again and again. " * 15
+    html = (f"<html><head><title>Fox news | Site</title><meta property='og:title' content='Fox jumps again'>"
+            f"</head><body><nav><a href='/'>Home</a> <a href='/x'>News</a> <a href='/y'>Menu</a></nav>"
+            f"<article><h1>Fox jumps again</h1><p>{story}</p></article></body></html>")
+    (tmp_path / "pages" / "f.html").write_text(html)
+    row = {"id": "f", "url": "https://example.org/2024/01/fox.html", "body": story,
+           "meta": {"page_type": "article", "with": ["quick brown fox jumps"], "without": ["Home News Menu"]}}
+    (tmp_path / "truth.jsonl").write_text(json.dumps(row) + "\n")
+    return tmp_path
+
+
+def test_eval_reports_snippets_headline_types_and_detection(typed_dataset):
+    from pagesieve.evaluate import evaluate_corpus, format_corpora
+    c = evaluate_corpus(typed_dataset, ["reader"])
+    (r,) = c.presets
+    assert r.with_kept == 1.0 and r.without_removed == 1.0
+    assert r.headline == 1.0 and r.headline_pages == 1
+    assert set(r.by_type) == {"article"} and r.by_type["article"]["pages"] == 1
+    assert c.pagetype_accuracy == 1.0 and c.pagetype_pages == 1
+    table = format_corpora([c])
+    assert "page_type" in table and "page-type detection" in table
+
+
+def test_cli_scores_every_corpus_in_a_directory(dataset, typed_dataset, tmp_path, capsys):
+    parent = tmp_path / "all"  # dataset is tmp_path itself: the corpora are linked from elsewhere
+    parent.mkdir()
+    (parent / "one").symlink_to(dataset)
+    (parent / "two").symlink_to(typed_dataset)
+    assert cli.main(["eval", str(parent), "--preset", "reader"]) == 0
+    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines() if " reader " in line]
+    assert rows[:2] == ["one", "two"]

@@ -29,8 +29,11 @@ explanation says so with the best sum found.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
@@ -38,6 +41,83 @@ from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
 _UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
+
+#: The class of a headline element a reader filter puts first (the page's own heading moved, or one
+#: made from the page's metadata); ``pagesieve eval`` leaves it out of scoring, like the title.
+HEADLINE_CLASS = "pagesieve-headline"
+_META_HEADLINE = etree.XPath("//meta[@property='og:title' or @name='og:title' or @name='twitter:title' "
+                             "or @property='twitter:title']/@content")
+_JSONLD = etree.XPath("//script[@type='application/ld+json']")
+_HWORD = re.compile(r"\w+", re.U)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The page's headline: its text, where it came from, and the page's own heading element when the
+    headline is one (``None`` when it comes from metadata only)."""
+
+    text: str
+    source: str
+    element: HtmlElement | None = None
+
+
+def _jsonld_headline(root: HtmlElement) -> str | None:
+    def walk(obj):
+        if isinstance(obj, dict):
+            value = obj.get("headline")
+            if isinstance(value, str) and value.strip():
+                return value
+            for key in ("@graph", "mainEntity", "mainEntityOfPage"):
+                if key in obj:
+                    got = walk(obj[key])
+                    if got:
+                        return got
+        elif isinstance(obj, list):
+            for item in obj:
+                got = walk(item)
+                if got:
+                    return got
+        return None
+
+    for script in _JSONLD(root):
+        try:
+            got = walk(json.loads(script.text or ""))
+        except ValueError:
+            continue
+        if got:
+            return " ".join(got.split())
+    return None
+
+
+def same_words(a: str, b: str, share: float = 0.8) -> bool:
+    """True when the word sets of ``a`` and ``b`` share at least ``share`` of the shorter one and half
+    of the longer one (a headline and the same headline followed by the site's name)."""
+    x, y = set(_HWORD.findall(a.lower())), set(_HWORD.findall(b.lower()))
+    if not x or not y:
+        return False
+    common = len(x & y)
+    return common >= share * min(len(x), len(y)) and common >= 0.5 * max(len(x), len(y))
+
+
+def page_headline(root: HtmlElement) -> Headline | None:
+    """The page's headline: the schema.org ``headline``, else ``og:title``/``twitter:title`` — as the
+    page's own ``<h1>`` (or first ``<h2>`` when there is no ``<h1>``) that says the same, when one
+    does — else the page's first ``<h1>``; ``None`` when the page has none of these."""
+    meta = _jsonld_headline(root)
+    source = "schema.org headline"
+    if not meta:
+        meta = next((" ".join(t.split()) for t in _META_HEADLINE(root) if t.strip()), None)
+        source = "og:title"
+    body = dom.body_of(root)
+    headings = [h for h in body.iter("h1") if dom.text_len(h)]
+    if meta:
+        for h in headings or [h for h in body.iter("h2") if dom.text_len(h)][:3]:
+            if same_words(meta, dom.text_of(h)):
+                return Headline(dom.text_of(h), f"<{h.tag}> matching the {source}", h)
+        return Headline(meta, source)
+    if headings:
+        return Headline(dom.text_of(headings[0]), "first <h1>", headings[0])
+    return None
 _MODES = ("mark", "keep")
 _CHOICES = ("first", "largest")
 

@@ -19,6 +19,29 @@ Safety (pagesieve's additions, so the filter cooperates with the chain's article
 * a block holding ``keep_text`` or more letters outside links is never removed as a whole (before an
   article is known, a wrapper holding both the menu and the story must not go); its inner blocks
   are examined instead.
+
+Main content that is link-dense (issue 15: product grids, listings, forum threads, tables of
+contents were removed as link lists) is recognised by general signals, never by site names:
+
+* **the page's main block** — before an article is known, the page's semantic main content (one
+  ``<main>`` or ``role=main``, else one ``<article>`` or ``itemprop=articleBody``) stands in for it:
+  it and its ancestors are never removed, and inside it only blocks whose link text outweighs
+  their other text go (``article_link_share``);
+* **size** — a block holding ``page_share`` or more of the page's letters is the page, not a list
+  on it: its inner blocks are examined instead;
+* **repeated items** — a block whose children are ``min_items`` or more siblings of the same tag
+  and class, most of which (``item_text_share``) carry text of their own outside links
+  (``item_letters``: a price, a teaser, a date, a post) is a grid of items — products, stories,
+  posts — and is kept whole; a block holding such a grid is not removed whole either. A menu's
+  items are links only, so a menu is never such a grid. Items that are whole links are *cards*
+  when they are long (``card_letters`` on average) and the grid holds ``grid_share`` of the page's
+  letters (the grid of a shop's category page; not a short "related" list beside a story);
+* **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
+  places on the same page (``#…``) is the content's own table of contents.
+
+None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>``,
+``<aside>``, the navigation/banner/contentinfo/complementary roles, or blocks named like menus,
+sidebars, footers or related lists (``FURNITURE``).
 """
 
 from __future__ import annotations
@@ -27,6 +50,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
@@ -36,6 +60,15 @@ from pagesieve.settings import setting
 _LETTERS = re.compile(r"[^\W_]", re.UNICODE)
 _CELL_TAGS = frozenset({"td", "th"})
 _UNCOUNTED = frozenset({"script", "style", "template", "noscript"})
+_FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
+_FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
+#: Class/id words of page furniture: blocks so named never count as main content here.
+FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|widget|drawer|dropdown|mega|"
+                       r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
+#: Never furniture by their names (a <body class="has-sidebar"> is still the page).
+_CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
+_MAINS = etree.XPath("//main | //*[@role='main']")
+_ARTICLES = etree.XPath("//article | //*[@itemprop='articleBody']")
 
 
 @dataclass(frozen=True)
@@ -62,6 +95,26 @@ class LinkListSettings:
                                              "this fraction of its letters are link text (pagesieve's guard: "
                                              "blocks that hold mostly text stay).",
                                         minimum=0, maximum=1, group="advanced")
+    page_share: float = setting(0.5, "A block holding at least this share of the page's letters is the page, not a "
+                                     "list on it: never removed whole (pagesieve; issue 15: listing pages whose "
+                                     "whole wrapper is link-dense).", minimum=0, maximum=1, group="advanced")
+    min_items: int = setting(4, "Repeated sibling items (same tag and class) that make a block a grid of items "
+                                "(products, stories, posts), kept whole when most carry their own text (pagesieve; "
+                                "issue 15).", minimum=2, maximum=1000, group="advanced")
+    item_letters: int = setting(8, "Letters outside links an item needs to carry text of its own (a price with "
+                                   "its currency, a date, a teaser; a menu item has none).", minimum=1,
+                                group="advanced")
+    item_text_share: float = setting(0.5, "Share of a grid's items that must carry text of their own.", minimum=0,
+                                     maximum=1, group="advanced")
+    card_letters: int = setting(40, "Items whose text is all link text are still cards (products, stories) when "
+                                    "they average at least this many letters (a menu item is a word or two) ...",
+                                minimum=1, group="advanced")
+    grid_share: float = setting(0.2, "... and together hold at least this share of the page's letters (the grid "
+                                     "is the page's content, not a list of related links beside it).",
+                                minimum=0, maximum=1, group="advanced")
+    toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
+                                    "(#...) at least this often is the content's table of contents and stays.",
+                               minimum=0, maximum=1, group="advanced")
 
 
 class LinkListFilter(Filter):
@@ -78,7 +131,15 @@ class LinkListFilter(Filter):
         body = dom.body_of(page.root)
         stats = _link_stats(body)
         article = ctx.article
+        if article is None:
+            article = _semantic_main(page.root)
+            if article is not None:
+                ctx.note("protect", article, "the page's semantic main block stands in for the article")
         protected = set(article.iterancestors()) | {article} if article is not None else set()
+        furniture = _furniture(body)
+        grids = self._grids(body, stats, furniture)
+        holds_grid = {a for g in grids for a in g.iterancestors()}
+        page_letters = stats.get(body, (0, 0, 0))[2]
         tables: dict[HtmlElement, bool] = {}
         removed_under: set[HtmlElement] = set()
         for node in list(body.iter(*self._tags)):  # a list: removals must not cut the walk short
@@ -96,7 +157,20 @@ class LinkListFilter(Filter):
                 continue
             if node.tag in _CELL_TAGS and self._in_data_table(node, tables):
                 continue
+            if node in grids:
+                ctx.note("keep", node, "repeated items with text of their own: a grid of items, not a link list",
+                         measured={"items": grids[node]}, threshold={"min_items": s.min_items})
+                removed_under.add(node)  # nothing inside a grid is a link list either
+                continue
+            if node in holds_grid or (node not in furniture and page_letters
+                                      and letters >= s.page_share * page_letters):
+                continue  # the page or a wrapper of its items: its inner blocks are tested instead
             inside = article is not None and any(a is article for a in node.iterancestors())
+            if inside and node not in furniture and self._toc(node, s):
+                ctx.note("keep", node, "table of contents of the main block (links to places on this page)",
+                         threshold={"toc_share": s.toc_share})
+                removed_under.add(node)
+                continue
             share = link_letters / letters if letters else 1.0
             if inside and share <= s.article_link_share:
                 continue
@@ -112,6 +186,40 @@ class LinkListFilter(Filter):
                 ctx.remove(node, "link list: more links per non-linked word than the ratio",
                            measured=measured, threshold=threshold)
             removed_under.add(node)
+
+    def _grids(self, body: HtmlElement, stats: dict, furniture: set) -> dict[HtmlElement, int]:
+        """Blocks outside page furniture whose children are repeated items with text of their own
+        (see the module docstring): block -> number of items."""
+        s = self.settings
+        out: dict[HtmlElement, int] = {}
+        page_letters = stats.get(body, (0, 0, 0))[2]
+        for node in body.iter(*self._tags, "section", "main", "article", "tbody", "table"):
+            if node in furniture or len(node) < s.min_items:
+                continue
+            groups: dict[tuple, list[HtmlElement]] = {}
+            for child in node:
+                if isinstance(child.tag, str) and child in stats:  # same tag and first class: items
+                    groups.setdefault((child.tag, tuple((child.get("class") or "").split()[:1])), []).append(child)
+            items = max(groups.values(), key=len, default=[])
+            if len(items) < s.min_items:
+                continue
+            texty = 0
+            for it in items:
+                _, link_letters, letters = stats[it]
+                if letters - link_letters >= s.item_letters:
+                    texty += 1
+            if texty >= s.item_text_share * len(items):
+                out[node] = len(items)
+                continue
+            letters = sum(stats[it][2] for it in items)
+            if letters >= s.card_letters * len(items) and letters >= s.grid_share * page_letters:
+                out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
+        return out
+
+    @staticmethod
+    def _toc(node: HtmlElement, s: LinkListSettings) -> bool:
+        hrefs = [(a.get("href") or "").strip() for a in node.iter("a") if a.get("href") is not None]
+        return bool(hrefs) and sum(h.startswith("#") and len(h) > 1 for h in hrefs) >= s.toc_share * len(hrefs)
 
     @staticmethod
     def _in_data_table(cell: HtmlElement, cache: dict[HtmlElement, bool]) -> bool:
@@ -131,6 +239,32 @@ class LinkListFilter(Filter):
             ctx.remove(child, "content of a link-list cell", explain=False)
         if cell.text:
             ctx.set_text(cell, None)
+
+
+def _semantic_main(root: HtmlElement) -> HtmlElement | None:
+    """The page's one ``<main>`` (or ``role=main``), else its one ``<article>`` (or
+    ``itemprop=articleBody``); None when there is none or several."""
+    for xpath in (_MAINS, _ARTICLES):
+        found = [el for el in xpath(root) if isinstance(el.tag, str)]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def _furniture(body: HtmlElement) -> set[HtmlElement]:
+    """Every element in or under page furniture (nav, header, footer, aside, their roles, blocks
+    named like menus, sidebars, footers, related lists — but not a block that holds the page's
+    <main> or <article>, whatever its name)."""
+    holds_content = {a for m in body.iter("main", "article") for a in m.iterancestors()}
+    out: set[HtmlElement] = set()
+    for el in body.iter():
+        if not isinstance(el.tag, str) or el in out or el.tag in _CONTENT_TAGS:
+            continue
+        names = f"{el.get('class') or ''} {el.get('id') or ''}"
+        if (el.tag in _FURNITURE_TAGS or (el.get("role") or "").lower() in _FURNITURE_ROLES
+                or (names.strip() and el not in holds_content and FURNITURE.search(names))):
+            out.update(el.iter())
+    return out
 
 
 def _letters(text: str | None) -> int:

@@ -41,6 +41,18 @@ Sources (each threshold's doc names its own):
   one that keeps ``alternative_ratio`` of its score (e.g. a comment thread beside the story
   body in the same ``<article>``): it may be of any size.
 
+**Page type** (``pagesieve.pagetype.detect``, noted in ``--explain`` with its signals) changes the
+cleanup: on a forum thread, blocks named like comments or replies are the posts and stay; on
+listings, collections, product and documentation pages the link-density cleanup inside the content
+is off (the item lists and tables of contents are the content).
+
+**Headline first** (issue 15: a reader view without the headline fails its user): the page's headline
+(``article.page_headline``: schema.org ``headline`` / ``og:title``, as the page's own ``<h1>`` when
+one says the same, else its first ``<h1>``) becomes the output's one ``<h1>``, put before the kept
+content (class ``pagesieve-headline``); the page's own copy inside the content goes, any other
+``<h1>`` inside becomes an ``<h2>``. After it, the byline and date from the page's metadata
+(``author``, ``article:published_time``) when it has them (class ``pagesieve-byline``).
+
 Everything in ``<body>`` outside the chosen node(s) is removed (ancestors stay, their loose
 text is blanked) and the article is set to their deepest common ancestor, before any removal
 (so the chain's loss guard protects it). A page where no paragraph scores is left unchanged,
@@ -55,8 +67,12 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
+import copy
+
 from pagesieve import dom
+from pagesieve.filters.article import HEADLINE_CLASS, page_headline, same_words
 from pagesieve.filters.base import Filter
+from pagesieve.pagetype import detect
 from pagesieve.settings import setting
 
 # Readability.js REGEXPS (mozilla/readability, Readability.js): blocks unlikely to be content,
@@ -76,6 +92,12 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
                          r"(?:^|[\s_-])tags?(?:$|[\s_-])|"
                          r"toolbar|print|read-?more|more-?stories|outbrain|taboola|advert|(?:^|[\s_-])ad(?:$|[\s_-])|"
                          r"timestamp|published|updated|(?:^|[\s_-])date(?:$|[\s_-])", re.I)
+# The page type decides what is content (pagesieve.pagetype): on a forum thread the posts and
+# comments are the content (their names are not boilerplate there); on listings, shop collections,
+# product and documentation pages the link-dense item lists and tables of contents are.
+POSTS_ARE_CONTENT = frozenset({"forum"})
+POST_NAMES = re.compile(r"comment|repl|post|message|answer", re.I)
+ITEMS_ARE_CONTENT = frozenset({"listing", "collection", "product", "documentation"})
 # Image captions, credits and galleries: not article text in the scrapinghub ground truth ("article
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
@@ -181,6 +203,8 @@ class MainContentSettings:
                                           "text; larger blocks stay unless they are named or semantic boilerplate outside "
                                           "the core (our bound: boilerplate is small).", minimum=0,
                                      maximum=1, group="advanced")
+    headline: bool = setting(True, "Start the kept content with the page's headline as its one <h1>, then the "
+                                   "byline and date from the page's metadata (issue 15).", group="advanced")
     clean_max_total: float = setting(0.5, "If the cleanup would take more than this share of the article's text, "
                                           "it is skipped on that page (our bound, under safety.max_article_loss).",
                                      minimum=0, maximum=1, group="advanced")
@@ -394,6 +418,11 @@ class MainContentFilter(Filter):
         if body not in st:
             ctx.note("skip", body, "no text in <body>; page left unchanged")
             return
+        kind = detect(page.root, page.url)
+        ctx.note("page-type", body, f"page type: {kind.kind} ({kind.why()})",
+                 measured={k: round(v, 2) for k, v in kind.scores.items()})
+        headline = page_headline(page.root) if s.headline else None
+        byline = _byline(page.root) if s.headline else None
         found = None
         for attempt, skip in enumerate((True, False), 1):
             scores, unlikely = self.score(order, st, body, skip_unlikely=skip)
@@ -425,7 +454,43 @@ class MainContentFilter(Filter):
         ctx.set_article(container)  # before removing: the loss guard then protects what is kept
         self._prune(body, chosen, st, ctx)
         if s.clean:
-            self._clean(page, chosen, top, top_score, st, scores, chars, ctx)
+            self._clean(page, chosen, top, top_score, st, scores, chars, ctx, kind.kind)
+        if headline is not None:
+            self._put_headline(body, chosen, headline, byline, ctx)
+
+    @staticmethod
+    def _put_headline(body, chosen, headline, byline, ctx) -> None:
+        """The headline as the one <h1> before the kept content, then the byline (module docstring)."""
+        first = next((c for c in chosen if ctx.in_document(c)), None)
+        if first is None or first is body or first.getparent() is None or body not in first.iterancestors():
+            first = next((c for c in body if isinstance(c.tag, str)), None)
+            if first is None:
+                return
+        text = headline.text if headline.element is not None else _strip_site(headline.text)
+        for h in list(body.iter("h1", "h2")):
+            if h is headline.element or (h.tag == "h1" and same_words(text, dom.text_of(h))):
+                ctx.remove(h, "the headline: put first as the page's one <h1>", explain=False)
+            elif h.tag == "h1":
+                h2 = copy.deepcopy(h)
+                h2.tag = "h2"
+                ctx.replace(h, h2, "a second <h1> below the headline becomes an <h2>")
+            else:
+                break  # only the headings before the first <h2> can be the headline's copies
+        parent = first.getparent()
+        index = parent.index(first)
+        if headline.element is not None:  # the page's own heading, moved (its id and links stay)
+            h1 = copy.deepcopy(headline.element)
+            h1.tag = "h1"
+            h1.set("class", f"{h1.get('class') or ''} {HEADLINE_CLASS}".strip())
+        else:
+            h1 = dom.element("h1", {"class": HEADLINE_CLASS}, text)
+        h1.tail = "\n"
+        ctx.insert(parent, index, h1)
+        if byline:
+            p = dom.element("p", {"class": BYLINE_CLASS}, byline)
+            p.tail = "\n"
+            ctx.insert(parent, index + 1, p)
+        ctx.note("headline", h1, f"headline first ({headline.source})", measured={"byline": bool(byline)})
 
     def _prune(self, body, chosen, st, ctx) -> None:
         """Remove everything in ``body`` outside the chosen nodes; blank loose text on the way."""
@@ -450,7 +515,7 @@ class MainContentFilter(Filter):
                 ctx.remove(child, "outside the main content block",
                            measured={"chars": cs[_CHARS]} if cs else None, explain=bool(cs and cs[_CHARS]))
 
-    def _clean(self, page, chosen, top, top_score, st, scores, article_chars, ctx) -> None:
+    def _clean(self, page, chosen, top, top_score, st, scores, article_chars, ctx, kind: str = "article") -> None:
         """Remove boilerplate inside the chosen nodes (see the module docstring)."""
         s = self.settings
         if not article_chars:
@@ -478,7 +543,7 @@ class MainContentFilter(Filter):
                     continue
                 outside_core = core is not None and el not in core_path and not any(
                     a is core for a in el.iterancestors())
-                reason = self._boilerplate(el, st, article_chars, title_words, outside_core)
+                reason = self._boilerplate(el, st, article_chars, title_words, outside_core, kind)
                 if reason:
                     plan.append((el, *reason))
                     if not outside_core:
@@ -503,7 +568,8 @@ class MainContentFilter(Filter):
         before = prev.tail if prev is not None else parent.text
         return bool(ps and ps[_BLOCK]) and not (before or "").strip() and not (el.tail or "").strip()
 
-    def _boilerplate(self, el, st, article_chars, title_words, outside_core) -> tuple[str, dict, dict] | None:
+    def _boilerplate(self, el, st, article_chars, title_words, outside_core,
+                     kind: str = "article") -> tuple[str, dict, dict] | None:
         s = self.settings
         es = st.get(el)
         if es is None:
@@ -520,7 +586,8 @@ class MainContentFilter(Filter):
         names = _names(el)
         if el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
             return f"<{el.tag}> navigation or aside block inside the article", measured, limit
-        if names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st)):
+        if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
+                and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))):
             return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit
         if big:
             return None
@@ -534,13 +601,36 @@ class MainContentFilter(Filter):
             if overlap >= s.title_overlap:
                 return "heading repeats the page title", {**measured, "overlap": round(overlap, 3)}, {
                     "title_overlap": s.title_overlap}
-        if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas:
+        if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas and kind not in ITEMS_ARE_CONTENT:
             ld = es[_LINK] / chars
             bound = s.clean_link_density_positive if POSITIVE.search(names) else s.clean_link_density
             if ld > bound:
                 return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
                     "link_density": bound, "commas_below": s.clean_max_commas}
         return None
+
+
+#: The class of the byline/date line put after the headline (``pagesieve eval`` leaves it out of scoring).
+BYLINE_CLASS = "pagesieve-byline"
+_AUTHOR_META = etree.XPath("//meta[@name='author' or @property='article:author' or @name='article:author' "
+                           "or @name='byl' or @name='dc.creator']/@content")
+_DATE_META = etree.XPath("//meta[@property='article:published_time' or @name='article:published_time' "
+                         "or @itemprop='datePublished' or @name='date' or @name='pubdate']/@content")
+_SITE_SEP = re.compile(r"\s+[|–—]\s+|\s+-\s+")
+
+
+def _byline(root: HtmlElement) -> str | None:
+    """"By <author> · <date>" from the page's metadata (the author when it is not an address)."""
+    author = next((" ".join(a.split()) for a in _AUTHOR_META(root) if a.strip() and "://" not in a), "")
+    date = next((d.strip()[:10] for d in _DATE_META(root) if re.match(r"\d{4}-\d{2}-\d{2}", d.strip())), "")
+    parts = ([f"By {author}"] if author else []) + ([date] if date else [])
+    return " · ".join(parts) or None
+
+
+def _strip_site(title: str) -> str:
+    """A metadata title without the site name after it ("Headline | Site"), when the rest is a headline."""
+    parts = _SITE_SEP.split(title)
+    return parts[0] if len(parts) > 1 and len(parts[0].split()) >= 3 else title
 
 
 #: ``ctx.state.marks`` key: image → the text of the caption this filter removed (image_captions

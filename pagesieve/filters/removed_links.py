@@ -5,15 +5,21 @@ every text link removed during filtering and, once the tree has been processed, 
 at the bottom of the page, so that links that were removed stay reachable ("to keep the page
 browsable"). It therefore runs after the removing filters.
 
-The list is a labelled landmark, ``<nav aria-label="…">`` with a heading and a ``<ul>`` of the
-links in page order, each address once (its first text). Links whose address is unsafe to
-emit again (``javascript:``, ``data:``, ``vbscript:`` …, see ``dom.is_safe_url``) are never
-listed; neither, by default, are links to the same page (``#…``) or addresses still on the page.
+The list is compact and never read unasked: a labelled landmark, ``<nav aria-label="…">``, last
+in ``<body>``, holding a collapsed ``<details>`` whose ``<summary>`` says what it is and how many
+links it holds, then a ``<ul>`` of the links in page order. Each address is listed once (compared
+without its ``#fragment``, its trailing ``/`` and the case of scheme and host, resolved against the
+page's address), with its first text that has a word in it. Never listed: links whose address is
+unsafe to emit again (``javascript:``, ``data:``, ``vbscript:`` …, see ``dom.is_safe_url``), links
+whose texts are all empty or symbols only ("»", "|", "…"), by default links to the same page
+(``#…``) and addresses still on the page.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from lxml import etree
 
@@ -23,16 +29,31 @@ from pagesieve.settings import setting
 
 #: The class of the section, for style sheets and for tests.
 SECTION_CLASS = "pagesieve-removed-links"
+_WORDY = re.compile(r"\w", re.U)
+
+
+def link_key(href: str, base: str | None) -> str:
+    """The address a link leads to, for "the same link": resolved against ``base``, without the
+    fragment and the trailing ``/``, scheme and host lower-cased. Same-page links (``#…``) stay as
+    they are."""
+    href = href.strip()
+    if href.startswith("#"):
+        return href
+    try:
+        parts = urlsplit(urljoin(base, href) if base else href)
+    except ValueError:
+        return href
+    path = parts.path.rstrip("/") or ("/" if parts.netloc else "")
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
 
 
 @dataclass(frozen=True)
 class RemovedLinksSettings:
     """How the removed links come back (the paper's "Append Links to Bottom of Page")."""
 
-    label: str = setting("Links removed from this page", "Heading and accessible name (aria-label) of the section.",
+    label: str = setting("Links removed from this page", "Summary of the collapsed list (followed by the number of "
+                                                         "links) and accessible name (aria-label) of the section.",
                          group="output")
-    heading_level: int = setting(2, "Level of the section's heading (2 = <h2>).", minimum=1, maximum=6,
-                                 group="output")
     max_links: int = setting(0, "List at most this many links (0 = all).", minimum=0, maximum=100000,
                              group="output")
     skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output")
@@ -51,20 +72,25 @@ class RemovedLinksFilter(Filter):
         removed = ctx.state.removed_links
         if not removed:
             return
-        present = ({(a.get("href") or "").strip() for a in page.root.iter("a")} if s.skip_present else set())
-        seen: set[str] = set()
-        chosen: list[tuple[str, str]] = []
+        base = page.url
+        present = ({link_key(a.get("href") or "", base) for a in page.root.iter("a") if a.get("href") is not None}
+                   if s.skip_present else set())
+        texts: dict[str, str] = {}  # address -> its first text with a word in it, in page order
+        order: list[tuple[str, str]] = []
         unsafe = 0
         for _, href, text in sorted(removed, key=lambda item: item[0]):
-            if href in seen:
-                continue
-            seen.add(href)
             if not dom.is_safe_url(href):
                 unsafe += 1
                 continue
-            if href in present or (not s.same_page and href.startswith("#")):
+            key = link_key(href, base)
+            if key in present or (not s.same_page and href.startswith("#")):
                 continue
-            chosen.append((href, text))
+            if key not in texts:
+                texts[key] = ""
+                order.append((key, href))
+            if not texts[key] and _WORDY.search(text or ""):
+                texts[key] = " ".join(text.split())
+        chosen = [(href, texts[key]) for key, href in order if texts[key]]
         if s.max_links:
             chosen = chosen[:s.max_links]
         if not chosen:
@@ -72,19 +98,17 @@ class RemovedLinksFilter(Filter):
             return
         body = dom.body_of(page.root)
         ctx.insert(body, len(body), self._section(chosen))
-        ctx.note("add", reason="removed links listed at the end of the page",
+        ctx.note("add", reason="removed links listed at the end of the page, collapsed",
                  measured={"listed": len(chosen), "removed": len(removed), "unsafe": unsafe})
 
     def _section(self, links: list[tuple[str, str]]) -> etree._Element:
         s = self.settings
         nav = dom.element("nav", {"aria-label": s.label, "class": SECTION_CLASS})
-        nav.text = "\n"
-        heading = etree.SubElement(nav, f"h{s.heading_level}")
-        heading.text = s.label
-        heading.tail = "\n"
-        ul = etree.SubElement(nav, "ul")
+        details = etree.SubElement(nav, "details")
+        summary = etree.SubElement(details, "summary")
+        summary.text = f"{s.label} ({len(links)})"
+        ul = etree.SubElement(details, "ul")
         ul.text = "\n"
-        ul.tail = "\n"
         for href, text in links:
             li = etree.SubElement(ul, "li")
             a = etree.SubElement(li, "a", href=href)

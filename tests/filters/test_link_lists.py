@@ -112,3 +112,48 @@ def test_corpus_declutter_link_lists_keep_the_article(corpus):
         if want:
             recalls.append(sum(w in got for w in want) / len(want))
     assert min(recalls) >= 0.9 and sum(recalls) / len(recalls) >= 0.98, (min(recalls), sum(recalls) / len(recalls))
+
+
+def _cards(n: int, price: bool) -> str:
+    return "".join(f"<div class='card c{i}'><a href=/p{i}>Solid walnut dining table number {i}, hand finished</a>"
+                   f"{' <span>$19.99 each</span>' if price else ''}</div>" for i in range(n))
+
+
+@pytest.mark.parametrize("price, kept", [(True, True), (False, True)])
+def test_a_grid_of_items_is_not_a_link_list(price, kept):
+    # 8 repeated items: with a price each (text of their own), or long whole-link cards that are the page
+    html = f"<html><body><nav id=n>{menu(6)}</nav><div id=grid>{_cards(8, price)}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("n", None) is None  # the menu still goes
+    assert (page.root.get_element_by_id("grid", None) is not None) is kept
+    assert any(e["action"] == "keep" and "grid" in e["reason"] for e in state.record)
+
+
+def test_min_items_boundary_and_grids_in_furniture_go():
+    html = f"<html><body><div id=grid>{_cards(3, True)}</div>{STORY}</body></html>"
+    page, _, _ = run_filter("link_lists", html)  # 3 items < min_items 4: a link list again
+    assert page.root.get_element_by_id("grid", None) is None
+    html = f"<html><body><footer><div id=grid>{_cards(8, True)}</div></footer>{STORY}</body></html>"
+    page, _, _ = run_filter("link_lists", html)  # in the footer: furniture, never protected
+    assert page.root.get_element_by_id("grid", None) is None
+
+
+def test_semantic_main_protected_and_its_toc_kept():
+    toc = "".join(f"<li><a href='#s{i}'>Section {i}</a></li>" for i in range(6))
+    html = (f"<html><body><div id=side>{menu(6)}</div><main id=m><ul id=toc>{toc}</ul>"
+            f"<div id=w><a href=/a>A</a> <a href=/b>B</a></div>{STORY}</main></body></html>")
+    page, state, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("side", None) is None
+    assert page.root.get_element_by_id("toc", None) is not None  # links to places on this page
+    assert page.root.get_element_by_id("w", None) is None  # a link list inside main still goes
+    assert any(e["action"] == "protect" for e in state.record)
+
+
+def test_a_wrapper_holding_most_of_the_page_is_not_removed_whole():
+    links = " ".join(f"<a href=/x{i}>Story headline number {i}</a>" for i in range(30))
+    html = f"<html><body><div id=app><div id=inner>{links} a few words</div></div></body></html>"
+    page, _, _ = run_filter("link_lists", html, page_share=0.5)
+    assert page.root.get_element_by_id("app", None) is not None  # the page itself
+    assert page.root.get_element_by_id("inner", None) is not None  # also 100% of the page
+    page, _, _ = run_filter("link_lists", html, page_share=1.0)
+    assert page.root.get_element_by_id("app", None) is not None  # 100% >= 1.0: still the page

@@ -50,7 +50,9 @@ def test_golden_article_kept_and_boilerplate_inside_removed():
     left = ids(page)
     assert {"p1", "p2", "p3", "sub", "fig", "img"} <= left  # the text paragraphs, a real sub-heading, the image
     assert not {"top", "side", "foot"} & left  # outside the chosen block
-    assert not {"byline", "share", "related", "comments", "cap", "headline"} & left  # boilerplate inside it
+    assert not {"byline", "share", "related", "comments", "cap"} & left  # boilerplate inside it
+    first = next(page.root.iter("h1"))  # the headline (repeating the title) is not boilerplate: it comes first
+    assert first.get("id") == "headline" and "pagesieve-headline" in first.get("class")
     assert state.article is not None and state.article.get("id") == "main"
     assert stats[0]["status"] == "ok"
     why = reasons(state)
@@ -219,3 +221,32 @@ def test_named_inline_boilerplate_only_between_blocks(snippet, removed):
     html = f"<html><body><div id=art><p class=byline>By Jane Doe</p>{snippet}{para(4)}{para(4)}</div></body></html>"
     page, _, _ = run_filter("main_content", html)
     assert ("t" not in ids(page)) is removed
+
+
+def test_headline_first_as_the_one_h1_then_byline():
+    story = "".join(f"<p>Paragraph {i} of the story, with words, commas, and more words to score well.</p>"
+                    for i in range(12))
+    html = ("<html><head><title>Storm hits coast | Daily</title><meta property='og:title' content='Storm hits "
+            "the coast at dawn | Daily'><meta name=author content='Ann Lee'>"
+            "<meta property='article:published_time' content='2024-05-01T10:00:00Z'></head><body>"
+            "<div id=top><h1 id=hl>Storm hits the coast at dawn</h1><nav><a href=/>Home</a></nav></div>"
+            f"<div id=body><h1 id=name>Interviewee</h1>{story}</div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    h1s = list(page.root.iter("h1"))
+    assert [h.get("id") for h in h1s] == ["hl"] and "pagesieve-headline" in h1s[0].get("class")
+    assert page.root.get_element_by_id("name").tag == "h2"  # the second <h1> is demoted
+    byline = h1s[0].getnext()
+    assert byline.get("class") == "pagesieve-byline" and byline.text == "By Ann Lee · 2024-05-01"
+    assert h1s[0].getnext().getnext().get("id") == "body"
+    page, _, _ = run_filter("main_content", html, headline=False)
+    assert [h.get("id") for h in page.root.iter("h1")] == ["name"]
+
+
+def test_headline_from_metadata_without_site_name():
+    story = "".join(f"<p>Paragraph {i} of the story, with words, commas, and more words to score well.</p>"
+                    for i in range(12))
+    html = ("<html><head><meta property='og:title' content='Storm hits the coast at dawn | Daily News'></head>"
+            f"<body><div id=body>{story}</div></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    (h1,) = page.root.iter("h1")
+    assert h1.text == "Storm hits the coast at dawn" and page.root.find(".//p[@class='pagesieve-byline']") is None

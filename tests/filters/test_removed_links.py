@@ -1,7 +1,9 @@
 """The paper's removed-link retainer: removed text links listed at the end, in page order, safely."""
 
 from pagesieve import dom
-from pagesieve.filters.removed_links import SECTION_CLASS
+import pytest
+
+from pagesieve.filters.removed_links import SECTION_CLASS, link_key
 from tests.conftest import run_filters
 from tests.filters.test_article import para
 
@@ -27,7 +29,10 @@ def test_links_listed_in_page_order_deduplicated_and_safe():
     nav, links = listed(page)
     assert links == [("/b", "B"), ("/a", "A"), ("/c", "C")]  # no javascript:/data:, no #, no address still on page
     assert nav.get("aria-label") == "Links removed from this page"
-    assert nav.find("h2").text == "Links removed from this page"
+    (details,) = nav
+    assert details.tag == "details" and details.get("open") is None  # collapsed: not read unasked
+    assert details[0].tag == "summary" and details[0].text == "Links removed from this page (3)"
+    assert nav.find(".//h2") is None
     assert nav.getparent().tag == "body" and nav.getnext() is None  # at the end of the page
     add = next(e for e in state.record if e["filter"] == "removed_links" and e["action"] == "add")
     assert add["measured"]["unsafe"] == 3 and add["measured"]["listed"] == 3
@@ -37,9 +42,9 @@ def test_links_listed_in_page_order_deduplicated_and_safe():
 def test_settings_label_level_max_same_page_skip_present():
     html = (f"<html><body><nav><a href=/a>A</a> <a href=/b>B</a> <a href='#s'>S</a> <a href=/kept>K</a></nav>"
             f"{STORY}</body></html>")
-    page, _, _ = run(html, label="Hidden links", heading_level=3, max_links=2, same_page=True, skip_present=False)
+    page, _, _ = run(html, label="Hidden links", max_links=2, same_page=True, skip_present=False)
     nav, links = listed(page)
-    assert nav.find("h3").text == "Hidden links" and links == [("/a", "A"), ("/b", "B")]
+    assert nav.find(".//summary").text == "Hidden links (2)" and links == [("/a", "A"), ("/b", "B")]
     page, _, _ = run(html, same_page=True, skip_present=False)
     assert [h for h, _ in listed(page)[1]] == ["/a", "/b", "#s", "/kept"]
 
@@ -54,3 +59,22 @@ def test_links_removed_by_any_filter_are_listed():
             f"<form><a href=/help>Help</a><input name=q></form>{STORY}</body></html>")
     page, _, _ = run_filters([("ignore", {"forms": True}), ("removed_links", {})], html)
     assert ("/help", "Help") in listed(page)[1]
+
+
+def test_one_entry_per_address_with_a_wordy_text_none_still_on_the_page():
+    html = (f"<html><body><nav><a href=/a>»</a> <a href='/a#top'>Alpha</a> <a href=/a/>Alpha again</a> "
+            f"<a href=/b>|</a> <a href=/c>  </a> <a href=https://EXAMPLE.org/kept/>Kept, absolute</a> "
+            f"<a href=/d><img src=x.png></a> <a href=/e>Echo</a></nav>{STORY}</body></html>")
+    page, state, _ = run_filters([("link_lists", {}), ("removed_links", {})], html, url="https://example.org/page")
+    _, links = listed(page)
+    assert links == [("/a", "Alpha"), ("/e", "Echo")]  # /b, /c, /d: no word in any text; /kept still on the page
+
+
+@pytest.mark.parametrize("href, base, key", [
+    ("/a/#x", "https://Example.org/p", "https://example.org/a"),
+    ("HTTPS://EXAMPLE.org/a?q=1#f", None, "https://example.org/a?q=1"),
+    ("#top", "https://example.org/p", "#top"),
+    ("b", "https://example.org/dir/p", "https://example.org/dir/b"),
+])
+def test_link_key(href, base, key):
+    assert link_key(href, base) == key

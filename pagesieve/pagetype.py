@@ -1,0 +1,250 @@
+"""What kind of page this is, from the page itself: article, listing, collection, product, forum,
+documentation or service — and why.
+
+The kinds are those of the Web Content Extraction Benchmark (WCXB, ``meta.page_type``): the main
+content of each kind is different (an article's story; the items of a listing or a shop collection;
+a product's description and specifications; every post of a forum thread; a documentation body;
+the text of a service page), so the reader picks its strategy by it.
+
+Signals, strongest first; each found signal adds its weight to a kind, and the kind with most
+weight wins (ties: the order of ``KINDS``). :func:`detect` returns the kind and the signals.
+
+1. **Declared type** — schema.org ``@type`` in JSON-LD and ``itemtype`` microdata (``Product``,
+   ``NewsArticle``, ``DiscussionForumPosting``, ``QAPage``, ``ItemList``, ``CollectionPage``,
+   ``TechArticle``, ``Service`` ...), and ``og:type`` (``article``, ``product``). Declared by the
+   site for search engines, so usually right about the page — except that many shops and blogs
+   declare ``WebPage``/``Article`` on every page; those weigh less (``DECLARED``).
+2. **Repeated items** — the largest group of sibling blocks with the same tag and class, each with
+   a link and text of its own (``MIN_ITEMS``): a listing; with prices in most items, a shop
+   collection. Repeated blocks that carry an author and a date each (``post``, ``message``,
+   ``comment``, ``reply`` names, or ``itemprop=author``), a forum thread.
+3. **Page furniture** — an "add to cart"/"buy" control beside one price: a product page; many
+   ``<pre>``/``<code>`` blocks or a ``docs``-named navigation: documentation; a dominant text
+   block of ``ARTICLE_CHARS`` or more: an article.
+4. **The address** — path words such as ``/products/``, ``/docs/``, ``/threads/``, ``/questions/``,
+   ``/collections/``, ``/category/`` (weak: a hint, not proof).
+
+With no signal the page is a *service* page (a company's page about itself: short sections,
+calls to action, no dominant story).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from pagesieve import dom
+
+KINDS = ("article", "forum", "product", "collection", "listing", "documentation", "service")
+
+# Weights: a strong declared type outweighs structure; the address is a hint.
+DECLARED = 4.0        # schema.org / og:type naming a specific kind
+DECLARED_WEAK = 1.5   # schema.org Article/BlogPosting (many sites declare it on every page)
+STRUCTURE = 3.0       # repeated item structure, posts, cart controls, code blocks
+ADDRESS = 1.5         # path words of the URL
+DENSE_TEXT = 2.0      # one dominant block of prose
+
+#: A listing needs at least this many repeated sibling items (each with a link and its own text).
+MIN_ITEMS = 6
+#: A forum thread needs at least this many repeated posts (blocks with an author or post name).
+MIN_POSTS = 3
+#: Share of the repeated items that show a price for the listing to be a shop collection.
+PRICE_SHARE = 0.5
+#: Letters in paragraphs (<p>) that make a page's prose dominant (the DOM-and-NLP paper's article
+#: size, 500 characters, times three: a story, not a teaser).
+ARTICLE_CHARS = 1500
+#: <pre>/<code> blocks that make a page documentation.
+MIN_CODE_BLOCKS = 3
+
+_SCHEMA = {
+    "product": "product", "productgroup": "product", "offer": None, "individualproduct": "product",
+    "newsarticle": "article", "reportagenewsarticle": "article", "blogposting": "article",
+    "article": "article_weak", "scholarlyarticle": "article", "review": "article", "recipe": "article",
+    "discussionforumposting": "forum", "qapage": "forum", "question": "forum", "socialmediaposting": "forum",
+    "itemlist": "listing", "collectionpage": "collection", "searchresultspage": "listing", "offercatalog": "collection",
+    "techarticle": "documentation", "apireference": "documentation", "howto": "documentation",
+    "service": "service", "professionalservice": "service", "localbusiness": "service", "organization": None,
+    "aboutpage": "service", "contactpage": "service", "faqpage": "service",
+}
+_OG = {"article": "article_weak", "product": "product", "og:product": "product", "product.item": "product",
+       "product.group": "collection"}
+_URL = [
+    (re.compile(r"/(products?|p|dp|item|shop/product)/[^/]+", re.I), "product"),
+    (re.compile(r"/(docs?|documentation|reference|manual|api|library|usersguide|guide|wiki)(/|$|\.)", re.I),
+     "documentation"),
+    (re.compile(r"/(threads?|t|topic|questions|forums?|community|discussion|boards?)/", re.I), "forum"),
+    (re.compile(r"/(collections?|shop|category|categories|c|catalog|store|b)(/|$|\?)", re.I), "collection"),
+    (re.compile(r"/(news|blog|list|latest|archive|courses?|events|jobs|search|tag|topics?)/?(\?|$)", re.I),
+     "listing"),
+    (re.compile(r"/\d{4}/\d{2}/|\.html?$|/article|/story|/posts?/", re.I), "article"),
+]
+_PRICE = re.compile(r"(?:[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|\$|£|EUR|USD|GBP|kr|zł))")
+_CART = re.compile(r"add[\s_-]*to[\s_-]*(?:cart|bag|basket)|buy[\s_-]*(?:now|it)|in den warenkorb|ajouter au panier|"
+                   r"add-to-cart|addtocart", re.I)
+_POST_NAMES = re.compile(r"(?:^|[\s_-])(?:post|posts|message|comment|reply|answer|topic-post|postbody|"
+                         r"forum-post|thread-post|messagelist)(?:$|[\s_-])", re.I)
+_AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or contains(@class,'username') "
+                      "or contains(@class,'user-info') or contains(@class,'poster')]")
+_JSONLD = etree.XPath("//script[@type='application/ld+json']")
+_ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
+_OG_TYPE = etree.XPath("//meta[@property='og:type' or @name='og:type']/@content")
+_DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
+_SKIP = frozenset({"script", "style", "noscript", "template", "head"})
+
+
+@dataclass
+class PageType:
+    """The detected kind, the weights per kind and the signals that gave them."""
+
+    kind: str
+    scores: dict[str, float] = field(default_factory=dict)
+    signals: list[str] = field(default_factory=list)
+
+    def why(self) -> str:
+        return "; ".join(self.signals) if self.signals else "no signal: a service page"
+
+
+def _schema_types(root: HtmlElement) -> list[str]:
+    types: list[str] = []
+
+    def walk(obj) -> None:
+        if isinstance(obj, dict):
+            t = obj.get("@type")
+            for name in (t if isinstance(t, list) else [t]):
+                if isinstance(name, str):
+                    types.append(name.rsplit("/", 1)[-1].lower())
+            for key in ("@graph", "mainEntity", "itemListElement"):
+                if key in obj and key != "itemListElement":
+                    walk(obj[key])
+        elif isinstance(obj, list):
+            for item in obj:
+                walk(item)
+
+    for script in _JSONLD(root):
+        try:
+            walk(json.loads(script.text or ""))
+        except ValueError:
+            continue
+    for t in _ITEMTYPES(root):
+        types.append(t.strip().rstrip("/").rsplit("/", 1)[-1].lower())
+    return types
+
+
+def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | None]:
+    """The largest group of sibling blocks sharing tag and class, each with a link and its own text
+    outside the link, outside page furniture (menus, sidebars, footers: ``link_lists._furniture``):
+    (items, items with a price, items that look like posts, their parent)."""
+    from pagesieve.filters.link_lists import _furniture
+
+    furniture = _furniture(body)
+    best = (0, 0, 0, None)
+    for parent in body.iter():
+        if (not isinstance(parent.tag, str) or parent.tag in _SKIP or len(parent) < MIN_POSTS
+                or parent in furniture):
+            continue
+        groups: dict[tuple, list[HtmlElement]] = defaultdict(list)
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag not in _SKIP:
+                groups[(child.tag, child.get("class") or "")].append(child)
+        for (tag, cls), items in groups.items():
+            if len(items) < MIN_POSTS or len(items) <= best[0] and len(items) < MIN_ITEMS:
+                continue
+            linked = priced = posts = 0
+            for it in items:
+                text = dom.text_of(it)
+                link_text = sum(len(dom.text_of(a)) for a in it.iter("a"))
+                if next(it.iter("a"), None) is not None and len(text) - link_text >= 1 and len(text) >= 10:
+                    linked += 1
+                if _PRICE.search(text):
+                    priced += 1
+                names = f"{cls} {it.get('id') or ''}"
+                if (_POST_NAMES.search(names) or it.get("itemprop") in ("comment", "suggestedAnswer", "acceptedAnswer")
+                        or "Comment" in (it.get("itemtype") or "")) and len(text) >= 40 and _AUTHOR(it):
+                    posts += 1
+            if linked >= max(best[0], MIN_ITEMS) or posts >= max(best[2], MIN_POSTS):
+                if linked > best[0] or posts > best[2]:
+                    best = (max(linked, best[0]), priced if linked > best[0] else best[1],
+                            max(posts, best[2]), parent)
+    return best
+
+
+def _paragraph_letters(body: HtmlElement) -> int:
+    """Letters in the largest set of <p> siblings under one parent (the dominant prose block)."""
+    per_parent: Counter = Counter()
+    for p in body.iter("p"):
+        n = len(dom.text_of(p))
+        links = sum(len(dom.text_of(a)) for a in p.iter("a"))
+        if n >= 25 and links < n / 2:
+            per_parent[p.getparent()] += n
+    return max(per_parent.values(), default=0)
+
+
+def detect(root: HtmlElement, url: str | None = None) -> PageType:
+    """The kind of page ``root`` is (see the module docstring for the signals)."""
+    scores: dict[str, float] = dict.fromkeys(KINDS, 0.0)
+    signals: list[str] = []
+
+    def add(kind: str, weight: float, why: str) -> None:
+        scores[kind] += weight
+        signals.append(f"{why} -> {kind} +{weight:g}")
+
+    declared = set()
+    for t in _schema_types(root):
+        kind = _SCHEMA.get(t)
+        if kind and (kind, t) not in declared:
+            declared.add((kind, t))
+            if kind == "article_weak":
+                add("article", DECLARED_WEAK, f"schema.org {t}")
+            else:
+                add(kind, DECLARED, f"schema.org {t}")
+    for og in _OG_TYPE(root):
+        kind = _OG.get(og.strip().lower())
+        if kind == "article_weak":
+            add("article", DECLARED_WEAK, f"og:type {og.strip()}")
+        elif kind:
+            add(kind, DECLARED, f"og:type {og.strip()}")
+
+    body = dom.body_of(root)
+    items, priced, posts, _ = _repeated_items(body)
+    if posts >= MIN_POSTS:
+        add("forum", STRUCTURE, f"{posts} repeated posts with an author")
+    if items >= MIN_ITEMS:
+        if priced >= PRICE_SHARE * items:
+            add("collection", STRUCTURE, f"{items} repeated linked items, {priced} with a price")
+        else:
+            add("listing", STRUCTURE, f"{items} repeated linked items")
+    cart = any(_CART.search(f"{el.get('class') or ''} {el.get('id') or ''} {el.get('name') or ''} "
+                            f"{el.get('value') or ''} {dom.text_of(el)[:40]}")
+               for el in body.iter("button", "form", "input"))
+    if cart and items < MIN_ITEMS:
+        add("product", STRUCTURE, "an add-to-cart control, no item grid")
+    code = sum(1 for _ in body.iter("pre")) + sum(1 for el in body.iter("code") if el.getparent().tag != "pre") // 4
+    if code >= MIN_CODE_BLOCKS:
+        add("documentation", STRUCTURE, f"{code} code blocks")
+    if any(_DOCS_NAV.search(f"{el.get('class') or ''} {el.get('id') or ''} {el.get('aria-label') or ''}")
+           for el in body.iter("nav", "aside")):
+        add("documentation", STRUCTURE / 2, "a docs/TOC navigation")
+    prose = _paragraph_letters(body)
+    if prose >= ARTICLE_CHARS:  # twice the weight for twice the prose: a long story outweighs a grid beside it
+        add("article", DENSE_TEXT * min(2, prose // ARTICLE_CHARS), f"a prose block of {prose} characters")
+
+    path = urlsplit(url or "").path + ("?" + urlsplit(url or "").query if url and urlsplit(url).query else "")
+    if path:
+        for pattern, kind in _URL:
+            if pattern.search(path):
+                add(kind, ADDRESS, f"address {pattern.search(path).group(0)!r}")
+                break
+
+    kind = max(KINDS, key=lambda k: (scores[k], -KINDS.index(k)))
+    if scores[kind] <= 0:
+        kind = "service"
+    return PageType(kind, {k: v for k, v in scores.items() if v}, signals)
+
+
+__all__ = ["KINDS", "PageType", "detect"]

@@ -1,0 +1,43 @@
+"""Page type detection from the page itself: declared types, repeated items, furniture, address."""
+
+import lxml.html
+import pytest
+
+from pagesieve.pagetype import KINDS, MIN_ITEMS, detect
+from tests.conftest import run_filter
+
+PROSE = "<div id=story>" + "".join(f"<p>Paragraph {i} of a long story, with enough words to be prose here.</p>"
+                                   for i in range(40)) + "</div>"
+
+
+def items(n: int, price: bool = False) -> str:
+    return "<ul>" + "".join(f"<li class=item><a href=/i{i}>Item {i}</a> {'$12.50' if price else 'a short teaser'}</li>"
+                            for i in range(n)) + "</ul>"
+
+
+def posts(n: int) -> str:
+    return "".join(f"<div class=post><span class=username>user{i}</span><p>This is reply number {i} to the thread, "
+                   f"with an opinion.</p><a href=/u{i}>profile</a></div>" for i in range(n))
+
+
+@pytest.mark.parametrize("html, url, kind", [
+    ("<script type='application/ld+json'>{\"@type\": \"Product\", \"name\": \"Sock\"}</script><p>Sock</p>", None,
+     "product"),
+    (f"<body>{PROSE}</body>", "https://example.org/2024/05/story.html", "article"),
+    (f"<body>{posts(5)}</body>", None, "forum"),
+    (f"<body>{items(MIN_ITEMS)}</body>", None, "listing"),
+    (f"<body>{items(MIN_ITEMS - 1)}</body>", None, "service"),  # below the item count: no signal
+    (f"<body>{items(MIN_ITEMS, price=True)}</body>", None, "collection"),
+    ("<body>" + "<pre>code()</pre>" * 3 + "</body>", None, "documentation"),
+    ("<body><h1>We build websites</h1><p>Call us.</p></body>", None, "service"),
+])
+def test_detect(html, url, kind):
+    got = detect(lxml.html.document_fromstring(f"<html>{html}</html>"), url)
+    assert got.kind == kind and got.kind in KINDS
+    assert got.why()  # every decision says why
+
+
+def test_reader_explains_the_page_type():
+    _, state, _ = run_filter("main_content", f"<html><body>{PROSE}</body></html>", url="https://example.org/a.html")
+    note = next(e for e in state.record if e["action"] == "page-type")
+    assert note["reason"].startswith("page type: article (") and "prose block" in note["reason"]
