@@ -493,6 +493,8 @@ class Declutter:
         for name in STALE_HEADERS:
             resp.headers.pop(name, None)
         private_caching(resp.headers, spec_key, auth=self._auth())
+        if outcome.content_security_policy:  # e.g. scripts were removed: nothing missed may run
+            resp.headers.add("content-security-policy", outcome.content_security_policy)
         # A filter that raised was undone on this page (the others applied): the header says which.
         errors = [f.name for f in outcome.failed if f.status == "error"]
         resp.headers[HEADER] = (f"filtered; preset={spec.preset}; ms={ms:.1f}"

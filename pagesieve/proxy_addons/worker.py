@@ -67,8 +67,10 @@ class Outcome:
     encoding: str = "utf-8"
     ms: float = 0.0
     filters: tuple[FilterStatus, ...] = ()
-    reason: str | None = None  # "not-html" | "timeout" | "error" | "need-spec"
+    reason: str | None = None  # "not-html" | "unparsable" | "timeout" | "error" | "need-spec"
     error: str | None = None
+    #: The Content-Security-Policy the chain asks the page to be served with (None: none).
+    content_security_policy: str | None = None
 
     @property
     def removed_by(self) -> tuple[tuple[str, int], ...]:
@@ -172,7 +174,7 @@ def filter_page(job: Job) -> Outcome:
     except _Interrupted:
         return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")
     except InputError as err:
-        return Outcome(reason="not-html", error=str(err))
+        return Outcome(reason=err.reason, error=str(err))
     except Exception as err:  # noqa: BLE001 - fail open: the proxy serves the original page
         log.exception("filtering %s failed", job.url)
         return Outcome(reason="error", error=f"{type(err).__name__}: {err}")
@@ -181,4 +183,4 @@ def filter_page(job: Job) -> Outcome:
             signal.setitimer(signal.ITIMER_REAL, 0)
     filters = tuple(FilterStatus(f["filter"], f["status"], f["removed"] or 0) for f in result.filters)
     return Outcome(body=result.body, media_type=result.media_type, encoding=result.encoding, ms=result.ms,
-                   filters=filters)
+                   filters=filters, content_security_policy=result.content_security_policy)

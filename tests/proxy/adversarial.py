@@ -79,8 +79,7 @@ def build_cases() -> list[Case]:
         Case("page-50mb", Route(headers=html, body=page(story + "<p>filler text</p>" * (50 * MB // 18)).encode()),
              expect="unfiltered; reason=too-large"),
         Case("elements-1m", Route(headers=html, body=page(story + "<i>a</i>" * 1_000_000).encode())),
-        Case("attribute-10mb", Route(headers=html, body=page(f'<div title="{"x" * (10 * MB)}">{story}</div>').encode()),
-             known="parser limits (libxml2 without huge_tree drops all after a >10 MB attribute): issue 12 item 4"),
+        Case("attribute-10mb", Route(headers=html, body=page(f'<div title="{"x" * (10 * MB)}">{story}</div>').encode())),
         Case("nul-bytes", Route(headers=html, body=page(story + "<p>a\x00b\x00\x00c</p>").encode())),
         Case("invalid-utf8", Route(headers=html, body=page(story).encode() + b"<p>\xff\xfe\xc3\x28 \xed\xa0\x80</p>")),
         Case("unknown-charset", Route(headers={"Content-Type": "text/html; charset=x-no-such-charset"},
@@ -92,7 +91,15 @@ def build_cases() -> list[Case]:
         Case("png-as-html", Route(headers=html, body=png), marker=None),
         Case("empty-body", Route(headers=html, body=b""), marker=None),
         Case("deep-nesting-10k", Route(headers=html, body=page("<div>" * 10_000 + story).encode()),
-             known="parser depth limit (no huge_tree): issue 12 item 4"),
+             expect="unfiltered; reason=unparsable"),
+        Case("deep-nesting-400", Route(headers=html, body=page("<div>" * 400 + story).encode())),
+        Case("button-swallows-page", Route(headers=html, body=page("<header><button><div><div></button></header>"
+                                                                   + story).encode())),
+        Case("utf8-labelled-gb2312", Route(headers={"Content-Type": "text/html"},
+                                           body=page(story + "<p>Zürich — 中文</p>", charset="gb2312")
+                                           .encode("utf-8"))),
+        Case("xml-declaration-junk", Route(headers=html, body=('<?xml version="1.0" encoding="junk"?>'
+                                                               + page(story)).encode())),
         Case("origin-sends-x-pagesieve", Route(headers={**html, "X-Pagesieve": "unfiltered; reason=bypassed"},
                                                body=page(story).encode())),
         Case("gzip-corrupt", Route(headers={**html, "Content-Encoding": "gzip"},

@@ -246,3 +246,15 @@ def test_addons_load_in_plain_mitmdump(tmp_path, origin):
         assert "rebuild the old harbour wall" in r.text and "<script" not in r.text
     finally:
         proxy.stop()
+
+
+def test_filtered_pages_forbid_scripts_and_unfiltered_ones_are_left_alone(client, origin, routes):
+    """Issue 12 item 12: scripts ignored → a policy that forbids them, in the header and the page."""
+    path = next(p for p in routes if p.startswith("/corpus/"))
+    r = client.get(origin.url(path))
+    assert r.headers["x-pagesieve"].startswith("filtered;")
+    assert "script-src 'none'" in r.headers["content-security-policy"]
+    assert doc(r.content).xpath("//meta[@http-equiv='Content-Security-Policy']")
+    assert "content-security-policy" not in client.get(origin.url("/image.png")).headers
+    bypassed = client.get(origin.url(path + "?pagesieve=off"))
+    assert "content-security-policy" not in bypassed.headers
