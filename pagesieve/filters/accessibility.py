@@ -41,6 +41,21 @@ Each part is a setting; in the order they run:
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
   high: spacers and tracking pixels), else its figure's caption, else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
+* ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
+  where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
+  (a ``<div>``, a link, bare text; ``<script>``/``<template>`` are allowed there) is wrapped in one
+  ``<li>``; a run of ``<li>`` outside any list is wrapped in a ``<ul>``.
+* ``link_names`` — WCAG 2.4.4/4.1.2 (axe ``link-name``): a link with no accessible name is named
+  (``aria-label``) by the text alternatives it holds but does not expose (the ``alt`` of an
+  ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
+  destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
+  in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
+  the link text already says it). ``<input type=image>`` without ``alt`` gets its ``value`` or
+  ``title``, else "Submit" (what the control does).
+* ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
+  label gets the visible label next to it: a ``<label>`` without ``for`` right before or after it
+  (linked by ``for``), else the short text right before it (at most ``label_max_chars``, as in
+  "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -156,6 +171,11 @@ TABLE_ATTRS = frozenset("width height border cellpadding cellspacing bgcolor ali
 MARQUEE_ATTRS = frozenset("behavior direction scrollamount scrolldelay loop truespeed bgcolor hspace vspace "
                           "width height".split())
 _WS = re.compile(r"\s+")
+#: What a <ul>/<ol> may hold besides <li> (HTML content model: script-supporting elements).
+LIST_OK = frozenset({"li", "script", "template", "noscript", "style"})
+#: Inputs that need no label (hidden, or named by their own value or alt).
+UNLABELLED_INPUTS = frozenset({"hidden", "submit", "reset", "button", "image"})
+TEXT_INPUTS = frozenset({"text", "search", "email", "url", "tel", "number", "password", "textarea"})
 
 
 @dataclass(frozen=True)
@@ -202,6 +222,19 @@ class AccessibilitySettings:
     alt_max_chars: int = setting(150, "A caption used as alt text is cut to this many characters at a word "
                                       "(WebAIM alt-text guidance: short; screen readers read alt in one go).",
                                  minimum=10, group="advanced")
+    lists: bool = setting(True, "Repair the page's broken lists: stray children of <ul>/<ol> wrapped in <li>, "
+                                "<li> outside a list wrapped in <ul> (WCAG 1.3.1; axe list, listitem).",
+                          group="accessibility")
+    link_names: bool = setting(True, "Name links that have no accessible name: by the alt/title they hide, else "
+                                     "by their destination (WCAG 2.4.4; axe link-name).", group="accessibility")
+    link_name_max_chars: int = setting(60, "A link named by its destination gets at most this many characters "
+                                           "(host and path; screen readers read a link name in one go).",
+                                       minimum=10, group="advanced")
+    form_labels: bool = setting(True, "Label form controls that have no label with the visible label next to "
+                                      "them (WCAG 1.3.1, 4.1.2; axe label, select-name).", group="accessibility")
+    label_max_chars: int = setting(40, "Text right before a control is its label when it has at most this many "
+                                       "characters (\"Name:\", \"Search for\"; longer text is content).",
+                                   minimum=1, group="advanced")
     orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
                                     group="accessibility")
     main_landmark: bool = setting(True, "Exactly one <main>, around the detected article (else the body's "
@@ -263,6 +296,12 @@ class AccessibilityFilter(Filter):
             self._tables(body, ctx)
         if s.image_alt:
             self._images(body, ctx)
+        if s.lists:
+            self._lists(body, ctx)
+        if s.link_names:
+            self._link_names(body, ctx)
+        if s.form_labels:
+            self._form_labels(body, ctx)
         if s.orphan_captions:
             self._orphan_captions(body, ctx)
         main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
@@ -478,6 +517,135 @@ class AccessibilityFilter(Filter):
                      threshold={"decorative_max_px": s.decorative_max_px} if "pixel" in source else None)
 
     @staticmethod
+    def _lists(body: HtmlElement, ctx) -> None:
+        for lst in list(body.iter("ul", "ol")):
+            if (lst.get("role") or "").strip():
+                continue  # axe checks only lists without a role; a role says what it is
+            runs: list[list] = []
+            run: list = []
+            stray_text = (lst.text or "").strip()
+            for child in lst:
+                if not isinstance(child.tag, str):  # a comment or processing instruction
+                    continue
+                if child.tag in LIST_OK:
+                    if child.tag == "li" and run:
+                        runs.append(run)
+                        run = []
+                    continue
+                run.append(child)
+            if run:
+                runs.append(run)
+            if stray_text:
+                li = dom.element("li")
+                li.text, lst.text = lst.text, None
+                lst.insert(0, li)
+                ctx.note("list", li, "text directly inside a list wrapped in <li> (WCAG 1.3.1; axe list)",
+                         measured={"text": stray_text[:60]})
+            for run in runs:
+                li = dom.element("li")
+                run[0].addprevious(li)
+                for child in run:
+                    li.append(child)  # with its tail
+                ctx.note("list", li, f"{len(run)} child element(s) of a list that were not <li> wrapped in one "
+                         "<li> (WCAG 1.3.1; axe list)", measured={"children": [dom.describe(c) for c in run[:3]]})
+            for li in [c for c in lst if isinstance(c.tag, str) and c.tag == "li"]:
+                if (li.tail or "").strip():  # text between items is an item of its own
+                    item = dom.element("li")
+                    item.text, li.tail = li.tail, None
+                    li.addnext(item)
+                    ctx.note("list", item, "text between list items wrapped in <li> (WCAG 1.3.1; axe list)",
+                             measured={"text": item.text.strip()[:60]})
+        for li in list(body.iter("li")):
+            parent = li.getparent()
+            if parent is None or parent.tag in ("ul", "ol", "menu") or (parent.get("role") or "") == "list":
+                continue
+            if li.getprevious() is not None and li.getprevious().tag == "li" and li.getprevious().getparent() is parent:
+                continue  # part of a run already handled from its first item
+            run = [li]
+            nxt = li.getnext()
+            while nxt is not None and nxt.tag == "li" and not (run[-1].tail or "").strip():
+                run.append(nxt)
+                nxt = nxt.getnext()
+            ul = dom.element("ul")
+            li.addprevious(ul)
+            ul.tail, run[-1].tail = run[-1].tail, None
+            for item in run:
+                ul.append(item)
+            ctx.note("list", ul, f"{len(run)} <li> outside any list wrapped in <ul> (WCAG 1.3.1; axe listitem)",
+                     measured={"parent": dom.describe(parent)})
+
+    def _link_names(self, body: HtmlElement, ctx) -> None:
+        limit = self.settings.link_name_max_chars
+        for a in body.iter("a"):
+            if a.get("href") is None:
+                continue
+            text = dom.text_of(a)
+            imgs = list(a.iter("img"))
+            if text and (a.get("aria-hidden") or "").strip().lower() != "true":
+                for img in imgs:  # the link's own text names it: its images are decoration there
+                    if img.get("alt") is None and not img.get("aria-label"):
+                        img.set("alt", "")
+                        ctx.note("alt", img, "image in a link that has its own text: alt=\"\" (WAI functional "
+                                 "images)", measured={"link_text": text[:60]})
+                continue
+            if _has_name(a) or _named_by_content(a) or (a.get("role") or "").strip().lower() in ("presentation", "none"):
+                continue
+            hidden = [_WS.sub(" ", el.get(attr) or "").strip()
+                      for el in a.iter() if el is not a and isinstance(el.tag, str)
+                      for attr in (("alt", "title", "aria-label") if el.tag == "img" else ("title", "aria-label"))]
+            hidden = [h for h in dict.fromkeys(hidden) if h]
+            if hidden:
+                name, source = _shorten(" ".join(hidden), limit), "the text alternatives inside it"
+            else:
+                name, source = _destination(a.get("href") or "", limit), "its destination"
+            if not name:
+                ctx.note("link name", a, "link without a name and without a destination to name it by; left")
+                continue
+            for img in imgs:
+                if img.get("alt") is None:
+                    img.set("alt", "")  # named by the link now; a bare image would be read as its file name
+            a.set("aria-label", name)
+            ctx.note("link name", a, f"link without an accessible name named by {source} (WCAG 2.4.4)",
+                     measured={"name": name})
+        for inp in body.iter("input"):
+            if (inp.get("type") or "").strip().lower() != "image" or (inp.get("alt") or "").strip():
+                continue
+            alt = _WS.sub(" ", inp.get("value") or inp.get("title") or "").strip() or "Submit"
+            inp.set("alt", alt)
+            ctx.note("alt", inp, "image button without alt: its value or title, else what it does (Submit)",
+                     measured={"alt": alt})
+
+    def _form_labels(self, body: HtmlElement, ctx) -> None:
+        limit = self.settings.label_max_chars
+        labelled = {(lb.get("for") or "").strip() for lb in body.iter("label")} - {""}
+        for ctl in list(body.iter("input", "select", "textarea")):
+            kind = (ctl.get("type") or "text").strip().lower() if ctl.tag == "input" else ctl.tag
+            if kind in UNLABELLED_INPUTS or _has_name(ctl, placeholder=True):
+                continue
+            if ctl.get("id") and ctl.get("id") in labelled or next(ctl.iterancestors("label"), None) is not None:
+                continue
+            label = _adjacent_label(ctl, after=False)
+            text, source = ("", "") if label is not None else (_text_before(ctl, limit), "the text right before it")
+            if label is None and not text:
+                label = _adjacent_label(ctl, after=True)
+            if label is not None:
+                if not ctl.get("id"):
+                    ctl.set("id", _free_id(body, "pagesieve-field"))
+                label.set("for", ctl.get("id"))
+                labelled.add(ctl.get("id"))
+                ctx.note("label", ctl, "form control linked to the <label> beside it (WCAG 1.3.1)",
+                         measured={"label": dom.text_of(label)[:60]})
+                continue
+            if not text and kind in TEXT_INPUTS:
+                text, source = _button_beside(ctl), "the submit button beside it"
+            if not text:
+                ctx.note("label", ctl, "form control without a label and no visible label next to it; left")
+                continue
+            ctl.set("aria-label", text)
+            ctx.note("label", ctl, f"form control without a label named by {source} (WCAG 4.1.2)",
+                     measured={"label": text}, threshold={"label_max_chars": limit})
+
+    @staticmethod
     def _orphan_captions(body: HtmlElement, ctx) -> None:
         for fig in list(body.iter("figure")):
             caps = [c for c in fig if isinstance(c.tag, str) and c.tag == "figcaption"]
@@ -646,6 +814,102 @@ class AccessibilityFilter(Filter):
                 nav.getparent().text = (nav.getparent().text or "") + (tail or "")
             body.append(nav)
             ctx.note("move", nav, "the removed-links list moved after the main content")
+
+
+def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:
+    """An accessible name from an attribute (aria-label, a resolvable aria-labelledby, title)."""
+    if (el.get("aria-label") or "").strip() or (el.get("title") or "").strip():
+        return True
+    if placeholder and (el.get("placeholder") or "").strip():
+        return True
+    ids = (el.get("aria-labelledby") or "").split()
+    root = el.getroottree()
+    return any(root.xpath("//*[@id=$i]", i=i) for i in ids)
+
+
+def _named_by_content(a: HtmlElement) -> bool:
+    """A link named by what it holds besides text: an exposed image with alt text, an exposed
+    descendant with its own aria-label, an ``<svg>`` with a ``<title>``."""
+    for el in a.iterdescendants():
+        if not isinstance(el.tag, str):
+            continue
+        if any((x.get("aria-hidden") or "").strip().lower() == "true" for x in (el, *el.iterancestors())
+               if x is el or _inside(x, a)):
+            continue
+        if el.tag in ("img", "area") and (el.get("alt") or "").strip():
+            return True
+        if (el.get("aria-label") or "").strip() or (el.tag == "title" and dom.text_of(el)):
+            return True
+    return False
+
+
+def _destination(href: str, limit: int) -> str:
+    """A link's destination as a short name: host and path (``twitter.com/wsj``), or the path."""
+    parts = urlsplit(href.strip())
+    if parts.scheme and parts.scheme not in ("http", "https", "ftp", "mailto", "tel"):
+        return ""
+    if parts.scheme in ("mailto", "tel"):
+        return _shorten(f"{parts.scheme}: {parts.path}", limit)
+    host = (parts.hostname or "").removeprefix("www.")
+    path = parts.path.rstrip("/")
+    name = (host + path) if host else path
+    return _shorten(name, limit) if name.strip("/") else (host or "")
+
+
+def _adjacent_label(ctl: HtmlElement, after: bool) -> HtmlElement | None:
+    """A ``<label>`` without ``for`` and without a control of its own right before ``ctl`` (or,
+    with ``after``, right after it and not itself followed by another control)."""
+    sib = ctl.getnext() if after else ctl.getprevious()
+    if sib is None or sib.tag != "label" or sib.get("for") or sib.xpath(".//input|.//select|.//textarea"):
+        return None
+    if ((ctl.tail if after else sib.tail) or "").strip() or not dom.text_of(sib):
+        return None
+    if after:
+        nxt = sib.getnext()
+        if nxt is not None and nxt.tag in ("input", "select", "textarea") and not (sib.tail or "").strip():
+            return None  # it labels the control after it
+    return sib
+
+
+def _text_before(ctl: HtmlElement, limit: int) -> str:
+    """The short text right before ``ctl`` in its parent ("Name: [ ]"), else ''. The text is the
+    previous sibling's tail, or the whole previous sibling when it holds only text (a <b>, a <span>,
+    a table cell turned into a block); nothing when a control comes between."""
+    prev = ctl.getprevious()
+    text = (prev.tail if prev is not None else ctl.getparent().text) or ""
+    text = _WS.sub(" ", text).strip()
+    if not text and prev is not None and prev.tag not in ("br", "hr", "img") and not prev.xpath(
+            "descendant-or-self::input|descendant-or-self::select|descendant-or-self::textarea|"
+            "descendant-or-self::button|descendant-or-self::a"):
+        text = dom.text_of(prev)
+    if not text and prev is None:  # first in its cell: the cell before it ("<td>Name</td><td>[ ]</td>")
+        parent = ctl.getparent()
+        if parent is not None and parent.tag in ("td", "div") and len(parent) == 1 and not (ctl.tail or "").strip():
+            cell = parent.getprevious()
+            if cell is not None and cell.tag in ("td", "th", "div") and not cell.xpath(".//input|.//select|.//textarea"):
+                text = dom.text_of(cell)
+    text = text.rstrip(" :*")  # "Name: *" -> "Name": the colon and required-field star are not the name
+    return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
+
+
+def _button_beside(ctl: HtmlElement) -> str:
+    """The text of the submit button right after a text box (a search box and its "Search" button)."""
+    nxt = ctl.getnext()
+    if nxt is None or (ctl.tail or "").strip():
+        return ""
+    if nxt.tag == "input" and (nxt.get("type") or "").strip().lower() in ("submit", "image"):
+        return _WS.sub(" ", nxt.get("value") or nxt.get("alt") or nxt.get("title") or "").strip()
+    if nxt.tag == "button" and (nxt.get("type") or "submit").strip().lower() == "submit":
+        return dom.text_of(nxt) or _WS.sub(" ", nxt.get("aria-label") or nxt.get("title") or "").strip()
+    return ""
+
+
+def _free_id(body: HtmlElement, stem: str) -> str:
+    used = set(body.getroottree().xpath("//@id"))
+    n = 1
+    while f"{stem}-{n}" in used:
+        n += 1
+    return f"{stem}-{n}"
 
 
 def _single_main(body: HtmlElement) -> HtmlElement | None:
