@@ -132,10 +132,30 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     if root.find("body") is None:
         body = etree.SubElement(root, "body")
         del body  # the tree now has a body, as browsers would give it
+    _merge_body_attributes(root, text)
     return Page(root=root, encoding=encoding, url=url)
 
 
+def _merge_body_attributes(root, text: str) -> None:
+    """A second ``<body>`` start tag adds the attributes the body lacks (HTML parsing, "in body"
+    insertion mode); libxml2 drops them, and with them the page's colours (``bgcolor``, ``text``,
+    ``link``): the filtered page would be drawn in other colours than the original."""
+    tags = _BODY_TAG.findall(text)
+    if len(tags) < 2:
+        return
+    body = root.find("body")
+    for tag in tags[1:]:
+        try:
+            probe = lxml.html.fragment_fromstring(f"<span {tag}></span>")
+        except (etree.ParserError, ValueError):
+            continue
+        for name, value in probe.attrib.items():
+            if name not in body.attrib and not name.lower().startswith("on"):  # no handlers from a script's string
+                body.set(name, value)
+
+
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+_BODY_TAG = re.compile(r"<body\b([^>]*)>", re.IGNORECASE)
 _PARSER = lxml.html.HTMLParser(remove_comments=False, remove_pis=True, default_doctype=False)
 
 

@@ -53,3 +53,13 @@ def test_broken_html_is_repaired_not_rejected():
 def test_doctype_kept():
     out = serialize(parse(b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><p>x'))
     assert out.startswith(b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN">')
+
+
+@pytest.mark.parametrize("html, attrs", [
+    ("<html><BODY><body bgcolor=white text='#000000'><p>x</p></html>", {"bgcolor": "white", "text": "#000000"}),
+    ("<html><body class=a><p>x</p><body class=b id=z onload='go()'></html>", {"class": "a", "id": "z"}),
+    ("<html><body bgcolor=black><p>x</p></html>", {"bgcolor": "black"}),
+])
+def test_a_second_body_tag_adds_the_attributes_the_body_lacks(html, attrs):
+    # As browsers parse it (issue 17: the page's colours must survive, or axe sees other contrasts).
+    assert dict(parse(html.encode()).body.attrib) == attrs
