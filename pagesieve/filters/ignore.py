@@ -19,9 +19,12 @@ from pagesieve import dom
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
-# <meta> that keep a page usable: its encoding (re-declared on output anyway) and the mobile
-# viewport (zoom and reflow for low-vision users depend on it). These are never ignored.
+# <meta> that keep a page usable: its encoding (re-declared on output anyway), the mobile
+# viewport (zoom and reflow for low-vision users depend on it) and the colour scheme (a page that
+# declares "dark" gets light default text from the browser: without it, its own dark background
+# would be left under black text; axe color-contrast, issue 17). These are never ignored.
 KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
+                        "or translate(@name,'COLRSHEM','colrshem')='color-scheme' "
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']")
 HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none')")
 

@@ -3,7 +3,7 @@ import pytest
 from tests.conftest import run_filter
 
 PAGE = """<html><head><meta charset=utf-8><meta name=viewport content="width=device-width">
-<meta name=description content=d><style>p{}</style><link rel=stylesheet href=s.css></head><body>
+<meta name=description content=d><meta name=color-scheme content=dark><style>p{}</style><link rel=stylesheet href=s.css></head><body>
 <script>evil()</script><noscript><p id=ns>no js</p></noscript>
 <div style="color:red" id=red>r</div><div style="display: none" id=hid>h</div><p style="x" id=ps>p</p>
 <img src=a.png alt="plain image"><a href=/big><img src=b.png alt="linked image"></a>
@@ -22,7 +22,7 @@ def test_paper_defaults():
     assert not tags(page, "object") and not tags(page, "img")
     assert page.root.find(".//p[@id='ns']") is not None  # <noscript> content shown
     assert not tags(page, "noscript")
-    assert [m.get("charset") or m.get("name") for m in tags(page, "meta")] == ["utf-8", "viewport"]
+    assert [m.get("charset") or m.get("name") for m in tags(page, "meta")] == ["utf-8", "viewport", "color-scheme"]
     assert page.root.get_element_by_id("red").get("style") is None
     hidden = page.root.get_element_by_id("hid")
     assert hidden.get("style") is None and hidden.get("hidden") == ""  # still hidden
