@@ -78,4 +78,4 @@ def test_style_attributes_of_all_tags_and_cell_widths():
 
 def test_meta_kept_when_off():
     page, _, _ = run_filter("ignore", PAGE, meta=False)
-    assert len(tags(page, "meta")) == 3
+    assert len(tags(page, "meta")) == 4
