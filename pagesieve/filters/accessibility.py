@@ -82,6 +82,10 @@ Each part is a setting; in the order they run:
 * ``removed_links_nav`` — the removed-links list (``removed_links`` filter) is a labelled
   ``<nav>`` after ``<main>``: found by its ``id``/``class``/label, labelled if it is not, moved to
   the end of the body if it is not after ``<main>``.
+* ``reader_colors`` — WCAG 1.4.3 Contrast (axe ``color-contrast``), off by default and on in the
+  ``reader`` preset: a reading view draws its text in its own colours (``READER_STYLE``: near-black
+  on white, links in a dark blue, 7:1 and more, as browser reader views do), since what the site's
+  style sheet leaves of its colour scheme around the kept content is often too faint to read.
 * ``link_underline`` — WCAG 1.4.1 Use of Color (axe ``link-in-text-block``): links in ``<main>`` and
   in paragraphs, quotes and captions are underlined (``LINK_STYLE``, in the same ``<style>``), since
   a reader chain keeps the site's style sheet but not always the ancestors its link colours
@@ -118,6 +122,12 @@ SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1p
 #: reader chain keeps the site's style sheet but not the ancestors its link colours depended on.
 #: Running text is often a <div> (no CSS selector tells it apart): every link in <main> is underlined.
 LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decoration:underline !important}"
+#: The reading view's colours (reader_colors): #1a1a1a on #fff is 17:1, #1a4fa0 on #fff 7.5:1 (WCAG 1.4.6 AAA
+#: asks 7:1). Backgrounds are reset with the text colour: a colour kept over a background dropped is the
+#: failure this avoids. Images and media keep theirs.
+READER_STYLE = ("html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
+                "background-color:#fff !important;text-shadow:none !important}"
+                "body a[href],body a[href] *{color:#1a4fa0 !important}")
 REMOVED_LINKS_LABEL = "Links removed from this page"
 
 # BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
@@ -251,6 +261,9 @@ class AccessibilitySettings:
                                              "added to <head>); else always.", group="accessibility")
     removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",
                                       group="accessibility")
+    reader_colors: bool = setting(False, "Draw the page in a reading view's colours: near-black text on white, "
+                                         "dark blue links (WCAG 1.4.3; the reader preset turns it on).",
+                                  group="accessibility")
     link_underline: bool = setting(True, "Underline the links in <main> and in paragraphs, quotes and captions: "
                                          "told apart from text by more than colour (WCAG 1.4.1).",
                                    group="accessibility")
@@ -312,7 +325,7 @@ class AccessibilityFilter(Filter):
         if s.removed_links_nav and nav is not None:
             self._nav(body, main, nav, ctx)
         css = ((SKIP_STYLE if s.skip_link and s.skip_link_on_focus and main is not None else "")
-               + (LINK_STYLE if s.link_underline else ""))
+               + (LINK_STYLE if s.link_underline else "") + (READER_STYLE if s.reader_colors else ""))
         if css:
             self._style(page.root, css, ctx)
 

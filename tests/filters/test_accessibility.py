@@ -425,6 +425,20 @@ def test_removed_links_nav_moved_out_of_main(settings, moved):
 
 
 # -- the whole step ---------------------------------------------------------------------------
+@pytest.mark.parametrize("on", [False, True])
+def test_reader_colors_only_when_asked(on):
+    from pagesieve.filters.accessibility import READER_STYLE
+    page, _ = a11y(f"<html><body><main><h1>t</h1><p style='color:#999'>{STORY}</p></main></body></html>",
+                   reader_colors=on)
+    assert (READER_STYLE in head_css(page)) == on
+
+
+def test_reader_preset_draws_in_reader_colors(cfg):
+    from pagesieve import config as C
+    assert C.build_chain(cfg.resolve("reader")).filters[-1].settings.reader_colors
+    assert not C.build_chain(cfg.resolve("declutter")).filters[-1].settings.reader_colors
+
+
 def test_link_underline_style():
     page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>")
     assert LINK_STYLE in head_css(page)
@@ -495,7 +509,8 @@ def test_each_setting_off_leaves_its_repair_undone(name):
 
 def test_every_setting_is_in_the_table():
     flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
-    assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav"}
+    assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav",
+                                    "reader_colors"}
 
 
 # -- the page's own markup: lists, link names, form labels (issue 17) ----------------------------
