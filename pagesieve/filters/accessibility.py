@@ -124,8 +124,9 @@ SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1p
 LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decoration:underline !important}"
 #: The reading view's colours (reader_colors): #1a1a1a on #fff is 17:1, #1a4fa0 on #fff 7.5:1 (WCAG 1.4.6 AAA
 #: asks 7:1). Backgrounds are reset with the text colour: a colour kept over a background dropped is the
-#: failure this avoids. Images and media keep theirs.
-READER_STYLE = ("html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
+#: failure this avoids. Images and media keep theirs. The colour scheme is light too: a page that declares
+#: "dark" (<meta name=color-scheme>) would otherwise get the browser's light default text on our white.
+READER_STYLE = (":root{color-scheme:light !important}html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
                 "background-color:#fff !important;text-shadow:none !important}"
                 "body a[href],body a[href] *{color:#1a4fa0 !important}")
 REMOVED_LINKS_LABEL = "Links removed from this page"
