@@ -101,10 +101,10 @@ def check_page(axe, cfg, preset: str, page) -> Outcome:
         out.checks["list_last"] = None
     if h1s:
         lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
-        if doc.title and lines and lines[0] == " ".join(doc.title.split()):
-            lines = lines[1:]
         h1_text = " ".join(h1s[0].text_content().split())
-        out.checks["text_headline"] = any(ln.startswith(h1_text[:40]) for ln in lines[:EARLY])
+        # The text starts with the title unless the <h1> is the title (output.render).
+        first = lines[:EARLY + 1] if lines and not lines[0].startswith(h1_text[:40]) else lines[:EARLY]
+        out.checks["text_headline"] = any(ln.startswith(h1_text[:40]) for ln in first)
     else:
         out.checks["text_headline"] = False
     return out
