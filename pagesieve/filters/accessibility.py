@@ -51,7 +51,8 @@ Each part is a setting; in the order they run:
   destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
   in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
   the link text already says it). ``<input type=image>`` without ``alt`` gets its ``value`` or
-  ``title``, else "Submit" (what the control does).
+  ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
+  ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
 * ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
   label gets the visible label next to it: a ``<label>`` without ``for`` right before or after it
   (linked by ``for``), else the short text right before it (at most ``label_max_chars``, as in
@@ -604,10 +605,7 @@ class AccessibilityFilter(Filter):
                 continue
             if _has_name(a) or _named_by_content(a) or (a.get("role") or "").strip().lower() in ("presentation", "none"):
                 continue
-            hidden = [_WS.sub(" ", el.get(attr) or "").strip()
-                      for el in a.iter() if el is not a and isinstance(el.tag, str)
-                      for attr in (("alt", "title", "aria-label") if el.tag == "img" else ("title", "aria-label"))]
-            hidden = [h for h in dict.fromkeys(hidden) if h]
+            hidden = _hidden_alternatives(a)
             if hidden:
                 name, source = _shorten(" ".join(hidden), limit), "the text alternatives inside it"
             else:
@@ -621,6 +619,20 @@ class AccessibilityFilter(Filter):
             a.set("aria-label", name)
             ctx.note("link name", a, f"link without an accessible name named by {source} (WCAG 2.4.4)",
                      measured={"name": name})
+        for button in body.iter("button"):
+            if dom.text_of(button) or _has_name(button) or _named_by_content(button):
+                continue
+            hidden = _hidden_alternatives(button)
+            submit = (button.get("type") or "submit").strip().lower() == "submit" and next(
+                button.iterancestors("form"), None) is not None
+            name = _shorten(" ".join(hidden), limit) if hidden else ("Submit" if submit else "")
+            if not name:
+                ctx.note("button name", button, "button without a name and nothing to name it by; left")
+                continue
+            button.set("aria-label", name)
+            ctx.note("button name", button, "button without an accessible name named by "
+                     + ("the text alternatives inside it" if hidden else "what it does (it submits its form)")
+                     + " (WCAG 4.1.2)", measured={"name": name})
         for inp in body.iter("input"):
             if (inp.get("type") or "").strip().lower() != "image" or (inp.get("alt") or "").strip():
                 continue
@@ -839,6 +851,15 @@ def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:
     ids = (el.get("aria-labelledby") or "").split()
     root = el.getroottree()
     return any(root.xpath("//*[@id=$i]", i=i) for i in ids)
+
+
+def _hidden_alternatives(el: HtmlElement) -> list[str]:
+    """The text alternatives inside ``el`` that do not reach its accessible name: the alt of
+    hidden images, titles and aria-labels of its descendants (each once, in order)."""
+    found = [_WS.sub(" ", d.get(attr) or "").strip()
+             for d in el.iterdescendants() if isinstance(d.tag, str)
+             for attr in (("alt", "title", "aria-label") if d.tag == "img" else ("title", "aria-label"))]
+    return [h for h in dict.fromkeys(found) if h]
 
 
 def _named_by_content(a: HtmlElement) -> bool:

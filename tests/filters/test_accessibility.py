@@ -560,6 +560,17 @@ def test_link_names(fragment, label):
     assert bool([e for e in actions(state, "link name") if "named by" in e["reason"]]) == (label is not None)
 
 
+@pytest.mark.parametrize("fragment, label", [
+    ("<form><button id=b><svg aria-hidden=true></svg></button></form>", "Submit"),
+    ("<form><button id=b type=button><i class=x></i></button></form>", None),  # nothing says what it does
+    ("<button id=b><span title='Close menu'></span></button>", "Close menu"),
+    ("<form><button id=b>Send</button></form>", None),  # named by its text
+])
+def test_button_names(fragment, label):
+    page, _ = a11y(main_of(fragment))
+    assert by_id(page, "b").get("aria-label") == label
+
+
 def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
     page, _ = a11y(main_of("<a href=/b><img id=i src=y.png>Story</a><form><input id=go type=image src=go.png>"
                            "<input id=s type=image src=s.png value=Search></form>"))
