@@ -187,6 +187,9 @@ _WS = re.compile(r"\s+")
 LIST_OK = frozenset({"li", "script", "template", "noscript", "style"})
 #: Inputs that need no label (hidden, or named by their own value or alt).
 UNLABELLED_INPUTS = frozenset({"hidden", "submit", "reset", "button", "image"})
+#: A check box's or radio button's label follows it and is often a short sentence ("Add my address to
+#: the mailing list"): the text right after one is its label up to this many characters.
+CHOICE_LABEL_MAX_CHARS = 120
 TEXT_INPUTS = frozenset({"text", "search", "email", "url", "tel", "number", "password", "textarea"})
 
 
@@ -662,6 +665,8 @@ class AccessibilityFilter(Filter):
                 ctx.note("label", ctl, "form control linked to the <label> beside it (WCAG 1.3.1)",
                          measured={"label": dom.text_of(label)[:60]})
                 continue
+            if not text and kind in ("checkbox", "radio"):
+                text, source = _text_after(ctl, CHOICE_LABEL_MAX_CHARS), "the text right after it"
             if not text and kind in TEXT_INPUTS:
                 text, source = _button_beside(ctl), "the submit button beside it"
             if not text:
@@ -868,9 +873,10 @@ def _named_by_content(a: HtmlElement) -> bool:
     for el in a.iterdescendants():
         if not isinstance(el.tag, str):
             continue
-        if any((x.get("aria-hidden") or "").strip().lower() == "true" for x in (el, *el.iterancestors())
+        if any((x.get("aria-hidden") or "").strip().lower() == "true" or x.get("hidden") is not None
+               or HIDDEN_STYLE.search(x.get("style") or "") for x in (el, *el.iterancestors())
                if x is el or _inside(x, a)):
-            continue
+            continue  # hidden from screen readers (aria-hidden, hidden, display:none): names nothing
         if el.tag in ("img", "area") and (el.get("alt") or "").strip():
             return True
         if (el.get("aria-label") or "").strip() or (el.tag == "title" and dom.text_of(el)):
@@ -919,11 +925,17 @@ def _text_before(ctl: HtmlElement, limit: int) -> str:
         text = dom.text_of(prev)
     if not text and prev is None:  # first in its cell: the cell before it ("<td>Name</td><td>[ ]</td>")
         parent = ctl.getparent()
-        if parent is not None and parent.tag in ("td", "div") and len(parent) == 1 and not (ctl.tail or "").strip():
+        if parent is not None and parent.tag in ("td", "div") and len(parent) == 1:
             cell = parent.getprevious()
             if cell is not None and cell.tag in ("td", "th", "div") and not cell.xpath(".//input|.//select|.//textarea"):
                 text = dom.text_of(cell)
     text = text.rstrip(" :*")  # "Name: *" -> "Name": the colon and required-field star are not the name
+    return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
+
+
+def _text_after(ctl: HtmlElement, limit: int) -> str:
+    """The short text right after a check box or radio button ("[x] Send me the newsletter")."""
+    text = _WS.sub(" ", ctl.tail or "").strip()
     return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
 
 

@@ -550,6 +550,7 @@ def test_lists_repaired(fragment, expected):
     ("<a href='/a'>Text</a>", None),  # named by its text
     ("<a href='/a' title='Home'></a>", None),  # named by its title
     ("<a href='/a'><img src=x.png alt='Logo'></a>", None),  # named by its image
+    ("<a href='/a'><img src=x.gif style='display: none' alt='Counter'></a>", "Counter"),  # a hidden image names nothing
     ("<a href='javascript:void(0)'></a>", None),  # no destination to name it by
     ("<a name=top></a>", None),  # not a link
 ])
@@ -586,6 +587,9 @@ def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
     ("<input id=f><input type=submit value=Search>", ("aria-label", "Search")),
     ("<input id=f><button>Go</button>", ("aria-label", "Go")),
     ("<table><tr><td>Town</td><td><input id=f></td></tr></table>", ("aria-label", "Town")),
+    ("<div><div>E-mail:</div><div><input id=f> (not shown)</div></div>", ("aria-label", "E-mail")),
+    ("<input id=f type=checkbox> Add my e-mail address to the site's mailing list.",
+     ("aria-label", "Add my e-mail address to the site's mailing list.")),
     ("<input id=f placeholder='Search'>", None),  # named already
     ("<label for=f>Email</label><input id=f>", None),
     ("<label>Email <input id=f></label>", None),
