@@ -57,6 +57,9 @@ Each part is a setting; in the order they run:
   label gets the visible label next to it: a ``<label>`` without ``for`` right before or after it
   (linked by ``for``), else the short text right before it (at most ``label_max_chars``, as in
   "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
+* ``aria_attrs`` — WCAG 4.1.2 (axe ``aria-valid-attr``): ``aria-*`` attributes that WAI-ARIA does
+  not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
+  ``aria-labeledby``) mean nothing to assistive technology and are dropped.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -183,6 +186,13 @@ TABLE_ATTRS = frozenset("width height border cellpadding cellspacing bgcolor ali
 MARQUEE_ATTRS = frozenset("behavior direction scrollamount scrolldelay loop truespeed bgcolor hspace vspace "
                           "width height".split())
 _WS = re.compile(r"\s+")
+#: The states and properties WAI-ARIA defines (1.2 §6.7, plus the braille properties of 1.3), as axe-core 4.10 knows them.
+ARIA_ATTRS = frozenset(
+    "activedescendant atomic autocomplete braillelabel brailleroledescription busy checked colcount colindex colspan "
+    "controls current describedby description details disabled dropeffect errormessage expanded flowto grabbed "
+    "haspopup hidden invalid keyshortcuts label labelledby level live modal multiline multiselectable orientation "
+    "owns placeholder posinset pressed readonly relevant required roledescription rowcount rowindex rowspan selected "
+    "setsize sort valuemax valuemin valuenow valuetext".split())
 #: What a <ul>/<ol> may hold besides <li> (HTML content model: script-supporting elements).
 LIST_OK = frozenset({"li", "script", "template", "noscript", "style"})
 #: Inputs that need no label (hidden, or named by their own value or alt).
@@ -250,6 +260,8 @@ class AccessibilitySettings:
     label_max_chars: int = setting(40, "Text right before a control is its label when it has at most this many "
                                        "characters (\"Name:\", \"Search for\"; longer text is content).",
                                    minimum=1, group="advanced")
+    aria_attrs: bool = setting(True, "Drop aria-* attributes that WAI-ARIA does not define (misspellings such as "
+                                     "aria-labeledby; WCAG 4.1.2, axe aria-valid-attr).", group="accessibility")
     orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
                                     group="accessibility")
     main_landmark: bool = setting(True, "Exactly one <main>, around the detected article (else the body's "
@@ -320,6 +332,8 @@ class AccessibilityFilter(Filter):
             self._link_names(body, ctx)
         if s.form_labels:
             self._form_labels(body, ctx)
+        if s.aria_attrs:
+            self._aria_attrs(body, ctx)
         if s.orphan_captions:
             self._orphan_captions(body, ctx)
         main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
@@ -675,6 +689,18 @@ class AccessibilityFilter(Filter):
             ctl.set("aria-label", text)
             ctx.note("label", ctl, f"form control without a label named by {source} (WCAG 4.1.2)",
                      measured={"label": text}, threshold={"label_max_chars": limit})
+
+    @staticmethod
+    def _aria_attrs(body: HtmlElement, ctx) -> None:
+        for el in body.iter():
+            if not isinstance(el.tag, str):
+                continue
+            bad = [n for n in el.attrib if n.lower().startswith("aria-") and n.lower()[5:] not in ARIA_ATTRS]
+            for name in bad:
+                del el.attrib[name]
+            if bad:
+                ctx.note("aria", el, "attributes WAI-ARIA does not define dropped (WCAG 4.1.2; axe aria-valid-attr)",
+                         measured={"attributes": bad})
 
     @staticmethod
     def _orphan_captions(body: HtmlElement, ctx) -> None:

@@ -464,7 +464,7 @@ EVERYTHING = (
     "<table id=layout><tr><td>a</td><td>b</td></tr></table>" + DATA_TABLE +
     "<video id=v autoplay src=a.mp4></video><marquee id=m>news</marquee>"
     "<ul><li>a</li><div id=stray>b</div></ul><p><a id=icon href='https://twitter.com/x'><i></i></a></p>"
-    "<form>Name: <input id=field name=n></form>"
+    "<form>Name: <input id=field name=n aria-labeledby=x></form>"
     f"<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
 
 def head_css(page):
@@ -486,6 +486,7 @@ REPAIRS = {
     "lists": lambda p: by_id(p, "stray").getparent().tag == "li",
     "link_names": lambda p: by_id(p, "icon").get("aria-label") == "twitter.com/x",
     "form_labels": lambda p: by_id(p, "field").get("aria-label") == "Name",
+    "aria_attrs": lambda p: by_id(p, "field").get("aria-labeledby") is None,
     "main_landmark": lambda p: len(mains(p)) == 1,
     "headings": lambda p: (by_id(p, "h").tag, by_id(p, "h5").tag) == ("h1", "h2"),
     "skip_link": lambda p: p.root.find(f".//a[@class='{SKIP_CLASS}']") is not None,
@@ -570,6 +571,12 @@ def test_link_names(fragment, label):
 def test_button_names(fragment, label):
     page, _ = a11y(main_of(fragment))
     assert by_id(page, "b").get("aria-label") == label
+
+
+def test_undefined_aria_attributes_dropped_defined_ones_kept():
+    page, state = a11y(main_of("<p id=p aria-labeledby=x aria-describedby=d ARIA-FOO=1 data-aria-x=2>t</p>"))
+    assert sorted(by_id(page, "p").attrib) == ["aria-describedby", "data-aria-x", "id"]
+    assert actions(state, "aria")[0]["measured"] == {"attributes": ["aria-labeledby", "aria-foo"]}
 
 
 def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
