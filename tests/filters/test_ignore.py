@@ -79,3 +79,16 @@ def test_style_attributes_of_all_tags_and_cell_widths():
 def test_meta_kept_when_off():
     page, _, _ = run_filter("ignore", PAGE, meta=False)
     assert len(tags(page, "meta")) == 4
+
+
+@pytest.mark.parametrize("html, alts", [
+    # a tracking pixel for script-less clients: not shown (it was never shown with scripts on)
+    ("<p>a<noscript><img src=px.gif></noscript>b</p>", []),
+    # a lazy-load fallback takes the lazy image's alt
+    ("<p><img data-src=x.jpg alt='The river'><noscript><img src=x.jpg></noscript></p>", ["The river", "The river"]),
+    ("<p><img data-src=x.jpg><noscript><img src=x.jpg></noscript></p>", [None, None]),
+    ("<p><noscript><img src=c.png alt='Chart'></noscript></p>", ["Chart"]),
+])
+def test_noscript_images_without_alt(html, alts):
+    page, _, _ = run_filter("ignore", f"<html><body>{html}</body></html>", non_link_images=False)
+    assert [i.get("alt") for i in tags(page, "img")] == alts
