@@ -200,10 +200,11 @@ CORPUS_KIND = {"scrapinghub": "article", "dragnet-dev": "article", "l3s-gn1-dev"
 
 
 def corpora() -> list[Path]:
-    """The corpus folders measured: ``PAGESIEVE_CORPUS`` alone when set, else every folder of
-    the shared extraction data that has a truth.jsonl (sorted by name)."""
+    """The corpus folders measured: every folder of ``PAGESIEVE_CORPORA`` (or of the shared
+    extraction data) that has a truth.jsonl, sorted by name; ``PAGESIEVE_CORPUS`` alone when it is
+    set and ``PAGESIEVE_CORPORA`` is not."""
     one = os.environ.get("PAGESIEVE_CORPUS")
-    if one:
+    if one and not os.environ.get("PAGESIEVE_CORPORA"):
         return [Path(one)] if (Path(one) / "truth.jsonl").exists() else []
     if not CORPORA.is_dir():
         return []
