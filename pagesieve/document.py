@@ -177,6 +177,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     if root.find("body") is None:
         body = etree.SubElement(root, "body")
         del body  # the tree now has a body, as browsers would give it
+    _merge_body_attributes(root, text)
     return Page(root=root, encoding=encoding, url=url)
 
 
@@ -252,6 +253,27 @@ _XML_UNSAFE = {c: None for c in (*range(0x00, 0x09), *range(0x0E, 0x20), 0xFFFE,
 #: (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, NUL, surrogates, past U+10FFFF).
 _CHAR_REF = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
 _HAS_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _merge_body_attributes(root, text: str) -> None:
+    """A second ``<body>`` start tag adds the attributes the body lacks (HTML parsing, "in body"
+    insertion mode); libxml2 drops them, and with them the page's colours (``bgcolor``, ``text``,
+    ``link``): the filtered page would be drawn in other colours than the original."""
+    tags = _BODY_TAG.findall(text)
+    if len(tags) < 2:
+        return
+    body = root.find("body")
+    for tag in tags[1:]:
+        try:
+            probe = lxml.html.fragment_fromstring(f"<span {tag}></span>")
+        except (etree.ParserError, ValueError):
+            continue
+        for name, value in probe.attrib.items():
+            if name not in body.attrib and not name.lower().startswith("on"):  # no handlers from a script's string
+                body.set(name, value)
+
+
+_BODY_TAG = re.compile(r"<body\b([^>]*)>", re.IGNORECASE)
 
 
 def web_label(encoding: str) -> str:

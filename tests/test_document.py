@@ -134,3 +134,13 @@ def test_charsets_browsers_do_not_know_are_ignored(label):
     assert detect_encoding(data) == "utf-8"
     assert detect_encoding(data, label) == "utf-8"
     assert "+ADw-script+AD4-" in parse(data, declared_encoding=label).body.text_content()
+
+
+@pytest.mark.parametrize("html, attrs", [
+    ("<html><BODY><body bgcolor=white text='#000000'><p>x</p></html>", {"bgcolor": "white", "text": "#000000"}),
+    ("<html><body class=a><p>x</p><body class=b id=z onload='go()'></html>", {"class": "a", "id": "z"}),
+    ("<html><body bgcolor=black><p>x</p></html>", {"bgcolor": "black"}),
+])
+def test_a_second_body_tag_adds_the_attributes_the_body_lacks(html, attrs):
+    # As browsers parse it (issue 17: the page's colours must survive, or axe sees other contrasts).
+    assert dict(parse(html.encode()).body.attrib) == attrs

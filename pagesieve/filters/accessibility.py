@@ -41,6 +41,25 @@ Each part is a setting; in the order they run:
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
   high: spacers and tracking pixels), else its figure's caption, else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
+* ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
+  where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
+  (a ``<div>``, a link, bare text; ``<script>``/``<template>`` are allowed there) is wrapped in one
+  ``<li>``; a run of ``<li>`` outside any list is wrapped in a ``<ul>``.
+* ``link_names`` — WCAG 2.4.4/4.1.2 (axe ``link-name``): a link with no accessible name is named
+  (``aria-label``) by the text alternatives it holds but does not expose (the ``alt`` of an
+  ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
+  destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
+  in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
+  the link text already says it). ``<input type=image>`` without ``alt`` gets its ``value`` or
+  ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
+  ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
+* ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
+  label gets the visible label next to it: a ``<label>`` without ``for`` right before or after it
+  (linked by ``for``), else the short text right before it (at most ``label_max_chars``, as in
+  "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
+* ``aria_attrs`` — WCAG 4.1.2 (axe ``aria-valid-attr``): ``aria-*`` attributes that WAI-ARIA does
+  not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
+  ``aria-labeledby``) mean nothing to assistive technology and are dropped.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -67,6 +86,10 @@ Each part is a setting; in the order they run:
 * ``removed_links_nav`` — the removed-links list (``removed_links`` filter) is a labelled
   ``<nav>`` after ``<main>``: found by its ``id``/``class``/label, labelled if it is not, moved to
   the end of the body if it is not after ``<main>``.
+* ``reader_colors`` — WCAG 1.4.3 Contrast (axe ``color-contrast``), off by default and on in the
+  ``reader`` preset: a reading view draws its text in its own colours (``READER_STYLE``: near-black
+  on white, links in a dark blue, 7:1 and more, as browser reader views do), since what the site's
+  style sheet leaves of its colour scheme around the kept content is often too faint to read.
 * ``link_underline`` — WCAG 1.4.1 Use of Color (axe ``link-in-text-block``): links in ``<main>`` and
   in paragraphs, quotes and captions are underlined (``LINK_STYLE``, in the same ``<style>``), since
   a reader chain keeps the site's style sheet but not always the ancestors its link colours
@@ -103,6 +126,13 @@ SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1p
 #: reader chain keeps the site's style sheet but not the ancestors its link colours depended on.
 #: Running text is often a <div> (no CSS selector tells it apart): every link in <main> is underlined.
 LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decoration:underline !important}"
+#: The reading view's colours (reader_colors): #1a1a1a on #fff is 17:1, #1a4fa0 on #fff 7.5:1 (WCAG 1.4.6 AAA
+#: asks 7:1). Backgrounds are reset with the text colour: a colour kept over a background dropped is the
+#: failure this avoids. Images and media keep theirs. The colour scheme is light too: a page that declares
+#: "dark" (<meta name=color-scheme>) would otherwise get the browser's light default text on our white.
+READER_STYLE = (":root{color-scheme:light !important}html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
+                "background-color:#fff !important;text-shadow:none !important}"
+                "body a[href],body a[href] *{color:#1a4fa0 !important}")
 REMOVED_LINKS_LABEL = "Links removed from this page"
 
 # BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
@@ -156,6 +186,21 @@ TABLE_ATTRS = frozenset("width height border cellpadding cellspacing bgcolor ali
 MARQUEE_ATTRS = frozenset("behavior direction scrollamount scrolldelay loop truespeed bgcolor hspace vspace "
                           "width height".split())
 _WS = re.compile(r"\s+")
+#: The states and properties WAI-ARIA defines (1.2 §6.7, plus the braille properties of 1.3), as axe-core 4.10 knows them.
+ARIA_ATTRS = frozenset(
+    "activedescendant atomic autocomplete braillelabel brailleroledescription busy checked colcount colindex colspan "
+    "controls current describedby description details disabled dropeffect errormessage expanded flowto grabbed "
+    "haspopup hidden invalid keyshortcuts label labelledby level live modal multiline multiselectable orientation "
+    "owns placeholder posinset pressed readonly relevant required roledescription rowcount rowindex rowspan selected "
+    "setsize sort valuemax valuemin valuenow valuetext".split())
+#: What a <ul>/<ol> may hold besides <li> (HTML content model: script-supporting elements).
+LIST_OK = frozenset({"li", "script", "template", "noscript", "style"})
+#: Inputs that need no label (hidden, or named by their own value or alt).
+UNLABELLED_INPUTS = frozenset({"hidden", "submit", "reset", "button", "image"})
+#: A check box's or radio button's label follows it and is often a short sentence ("Add my address to
+#: the mailing list"): the text right after one is its label up to this many characters.
+CHOICE_LABEL_MAX_CHARS = 120
+TEXT_INPUTS = frozenset({"text", "search", "email", "url", "tel", "number", "password", "textarea"})
 
 
 @dataclass(frozen=True)
@@ -202,6 +247,21 @@ class AccessibilitySettings:
     alt_max_chars: int = setting(150, "A caption used as alt text is cut to this many characters at a word "
                                       "(WebAIM alt-text guidance: short; screen readers read alt in one go).",
                                  minimum=10, group="advanced")
+    lists: bool = setting(True, "Repair the page's broken lists: stray children of <ul>/<ol> wrapped in <li>, "
+                                "<li> outside a list wrapped in <ul> (WCAG 1.3.1; axe list, listitem).",
+                          group="accessibility")
+    link_names: bool = setting(True, "Name links that have no accessible name: by the alt/title they hide, else "
+                                     "by their destination (WCAG 2.4.4; axe link-name).", group="accessibility")
+    link_name_max_chars: int = setting(60, "A link named by its destination gets at most this many characters "
+                                           "(host and path; screen readers read a link name in one go).",
+                                       minimum=10, group="advanced")
+    form_labels: bool = setting(True, "Label form controls that have no label with the visible label next to "
+                                      "them (WCAG 1.3.1, 4.1.2; axe label, select-name).", group="accessibility")
+    label_max_chars: int = setting(40, "Text right before a control is its label when it has at most this many "
+                                       "characters (\"Name:\", \"Search for\"; longer text is content).",
+                                   minimum=1, group="advanced")
+    aria_attrs: bool = setting(True, "Drop aria-* attributes that WAI-ARIA does not define (misspellings such as "
+                                     "aria-labeledby; WCAG 4.1.2, axe aria-valid-attr).", group="accessibility")
     orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
                                     group="accessibility")
     main_landmark: bool = setting(True, "Exactly one <main>, around the detected article (else the body's "
@@ -218,6 +278,9 @@ class AccessibilitySettings:
                                              "added to <head>); else always.", group="accessibility")
     removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",
                                       group="accessibility")
+    reader_colors: bool = setting(False, "Draw the page in a reading view's colours: near-black text on white, "
+                                         "dark blue links (WCAG 1.4.3; the reader preset turns it on).",
+                                  group="accessibility")
     link_underline: bool = setting(True, "Underline the links in <main> and in paragraphs, quotes and captions: "
                                          "told apart from text by more than colour (WCAG 1.4.1).",
                                    group="accessibility")
@@ -263,6 +326,14 @@ class AccessibilityFilter(Filter):
             self._tables(body, ctx)
         if s.image_alt:
             self._images(body, ctx)
+        if s.lists:
+            self._lists(body, ctx)
+        if s.link_names:
+            self._link_names(body, ctx)
+        if s.form_labels:
+            self._form_labels(body, ctx)
+        if s.aria_attrs:
+            self._aria_attrs(body, ctx)
         if s.orphan_captions:
             self._orphan_captions(body, ctx)
         main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
@@ -273,7 +344,7 @@ class AccessibilityFilter(Filter):
         if s.removed_links_nav and nav is not None:
             self._nav(body, main, nav, ctx)
         css = ((SKIP_STYLE if s.skip_link and s.skip_link_on_focus and main is not None else "")
-               + (LINK_STYLE if s.link_underline else ""))
+               + (LINK_STYLE if s.link_underline else "") + (READER_STYLE if s.reader_colors else ""))
         if css:
             self._style(page.root, css, ctx)
 
@@ -478,6 +549,160 @@ class AccessibilityFilter(Filter):
                      threshold={"decorative_max_px": s.decorative_max_px} if "pixel" in source else None)
 
     @staticmethod
+    def _lists(body: HtmlElement, ctx) -> None:
+        for lst in list(body.iter("ul", "ol")):
+            if (lst.get("role") or "").strip():
+                continue  # axe checks only lists without a role; a role says what it is
+            runs: list[list] = []
+            run: list = []
+            stray_text = (lst.text or "").strip()
+            for child in lst:
+                if not isinstance(child.tag, str):  # a comment or processing instruction
+                    continue
+                if child.tag in LIST_OK:
+                    if child.tag == "li" and run:
+                        runs.append(run)
+                        run = []
+                    continue
+                run.append(child)
+            if run:
+                runs.append(run)
+            if stray_text:
+                li = dom.element("li")
+                li.text, lst.text = lst.text, None
+                lst.insert(0, li)
+                ctx.note("list", li, "text directly inside a list wrapped in <li> (WCAG 1.3.1; axe list)",
+                         measured={"text": stray_text[:60]})
+            for run in runs:
+                li = dom.element("li")
+                run[0].addprevious(li)
+                for child in run:
+                    li.append(child)  # with its tail
+                ctx.note("list", li, f"{len(run)} child element(s) of a list that were not <li> wrapped in one "
+                         "<li> (WCAG 1.3.1; axe list)", measured={"children": [dom.describe(c) for c in run[:3]]})
+            for li in [c for c in lst if isinstance(c.tag, str) and c.tag == "li"]:
+                if (li.tail or "").strip():  # text between items is an item of its own
+                    item = dom.element("li")
+                    item.text, li.tail = li.tail, None
+                    li.addnext(item)
+                    ctx.note("list", item, "text between list items wrapped in <li> (WCAG 1.3.1; axe list)",
+                             measured={"text": item.text.strip()[:60]})
+        for li in list(body.iter("li")):
+            parent = li.getparent()
+            if parent is None or parent.tag in ("ul", "ol", "menu") or (parent.get("role") or "") == "list":
+                continue
+            if li.getprevious() is not None and li.getprevious().tag == "li" and li.getprevious().getparent() is parent:
+                continue  # part of a run already handled from its first item
+            run = [li]
+            nxt = li.getnext()
+            while nxt is not None and nxt.tag == "li" and not (run[-1].tail or "").strip():
+                run.append(nxt)
+                nxt = nxt.getnext()
+            ul = dom.element("ul")
+            li.addprevious(ul)
+            ul.tail, run[-1].tail = run[-1].tail, None
+            for item in run:
+                ul.append(item)
+            ctx.note("list", ul, f"{len(run)} <li> outside any list wrapped in <ul> (WCAG 1.3.1; axe listitem)",
+                     measured={"parent": dom.describe(parent)})
+
+    def _link_names(self, body: HtmlElement, ctx) -> None:
+        limit = self.settings.link_name_max_chars
+        for a in body.iter("a"):
+            if a.get("href") is None:
+                continue
+            text = dom.text_of(a)
+            imgs = list(a.iter("img"))
+            if text and (a.get("aria-hidden") or "").strip().lower() != "true":
+                for img in imgs:  # the link's own text names it: its images are decoration there
+                    if img.get("alt") is None and not img.get("aria-label"):
+                        img.set("alt", "")
+                        ctx.note("alt", img, "image in a link that has its own text: alt=\"\" (WAI functional "
+                                 "images)", measured={"link_text": text[:60]})
+                continue
+            if _has_name(a) or _named_by_content(a) or (a.get("role") or "").strip().lower() in ("presentation", "none"):
+                continue
+            hidden = _hidden_alternatives(a)
+            if hidden:
+                name, source = _shorten(" ".join(hidden), limit), "the text alternatives inside it"
+            else:
+                name, source = _destination(a.get("href") or "", limit), "its destination"
+            if not name:
+                ctx.note("link name", a, "link without a name and without a destination to name it by; left")
+                continue
+            for img in imgs:
+                if img.get("alt") is None:
+                    img.set("alt", "")  # named by the link now; a bare image would be read as its file name
+            a.set("aria-label", name)
+            ctx.note("link name", a, f"link without an accessible name named by {source} (WCAG 2.4.4)",
+                     measured={"name": name})
+        for button in body.iter("button"):
+            if dom.text_of(button) or _has_name(button) or _named_by_content(button):
+                continue
+            hidden = _hidden_alternatives(button)
+            submit = (button.get("type") or "submit").strip().lower() == "submit" and next(
+                button.iterancestors("form"), None) is not None
+            name = _shorten(" ".join(hidden), limit) if hidden else ("Submit" if submit else "")
+            if not name:
+                ctx.note("button name", button, "button without a name and nothing to name it by; left")
+                continue
+            button.set("aria-label", name)
+            ctx.note("button name", button, "button without an accessible name named by "
+                     + ("the text alternatives inside it" if hidden else "what it does (it submits its form)")
+                     + " (WCAG 4.1.2)", measured={"name": name})
+        for inp in body.iter("input"):
+            if (inp.get("type") or "").strip().lower() != "image" or (inp.get("alt") or "").strip():
+                continue
+            alt = _WS.sub(" ", inp.get("value") or inp.get("title") or "").strip() or "Submit"
+            inp.set("alt", alt)
+            ctx.note("alt", inp, "image button without alt: its value or title, else what it does (Submit)",
+                     measured={"alt": alt})
+
+    def _form_labels(self, body: HtmlElement, ctx) -> None:
+        limit = self.settings.label_max_chars
+        labelled = {(lb.get("for") or "").strip() for lb in body.iter("label")} - {""}
+        for ctl in list(body.iter("input", "select", "textarea")):
+            kind = (ctl.get("type") or "text").strip().lower() if ctl.tag == "input" else ctl.tag
+            if kind in UNLABELLED_INPUTS or _has_name(ctl, placeholder=True):
+                continue
+            if ctl.get("id") and ctl.get("id") in labelled or next(ctl.iterancestors("label"), None) is not None:
+                continue
+            label = _adjacent_label(ctl, after=False)
+            text, source = ("", "") if label is not None else (_text_before(ctl, limit), "the text right before it")
+            if label is None and not text:
+                label = _adjacent_label(ctl, after=True)
+            if label is not None:
+                if not ctl.get("id"):
+                    ctl.set("id", _free_id(body, "pagesieve-field"))
+                label.set("for", ctl.get("id"))
+                labelled.add(ctl.get("id"))
+                ctx.note("label", ctl, "form control linked to the <label> beside it (WCAG 1.3.1)",
+                         measured={"label": dom.text_of(label)[:60]})
+                continue
+            if not text and kind in ("checkbox", "radio"):
+                text, source = _text_after(ctl, CHOICE_LABEL_MAX_CHARS), "the text right after it"
+            if not text and kind in TEXT_INPUTS:
+                text, source = _button_beside(ctl), "the submit button beside it"
+            if not text:
+                ctx.note("label", ctl, "form control without a label and no visible label next to it; left")
+                continue
+            ctl.set("aria-label", text)
+            ctx.note("label", ctl, f"form control without a label named by {source} (WCAG 4.1.2)",
+                     measured={"label": text}, threshold={"label_max_chars": limit})
+
+    @staticmethod
+    def _aria_attrs(body: HtmlElement, ctx) -> None:
+        for el in body.iter():
+            if not isinstance(el.tag, str):
+                continue
+            bad = [n for n in el.attrib if n.lower().startswith("aria-") and n.lower()[5:] not in ARIA_ATTRS]
+            for name in bad:
+                del el.attrib[name]
+            if bad:
+                ctx.note("aria", el, "attributes WAI-ARIA does not define dropped (WCAG 4.1.2; axe aria-valid-attr)",
+                         measured={"attributes": bad})
+
+    @staticmethod
     def _orphan_captions(body: HtmlElement, ctx) -> None:
         for fig in list(body.iter("figure")):
             caps = [c for c in fig if isinstance(c.tag, str) and c.tag == "figcaption"]
@@ -646,6 +871,118 @@ class AccessibilityFilter(Filter):
                 nav.getparent().text = (nav.getparent().text or "") + (tail or "")
             body.append(nav)
             ctx.note("move", nav, "the removed-links list moved after the main content")
+
+
+def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:
+    """An accessible name from an attribute (aria-label, a resolvable aria-labelledby, title)."""
+    if (el.get("aria-label") or "").strip() or (el.get("title") or "").strip():
+        return True
+    if placeholder and (el.get("placeholder") or "").strip():
+        return True
+    ids = (el.get("aria-labelledby") or "").split()
+    root = el.getroottree()
+    return any(root.xpath("//*[@id=$i]", i=i) for i in ids)
+
+
+def _hidden_alternatives(el: HtmlElement) -> list[str]:
+    """The text alternatives inside ``el`` that do not reach its accessible name: the alt of
+    hidden images, titles and aria-labels of its descendants (each once, in order)."""
+    found = [_WS.sub(" ", d.get(attr) or "").strip()
+             for d in el.iterdescendants() if isinstance(d.tag, str)
+             for attr in (("alt", "title", "aria-label") if d.tag == "img" else ("title", "aria-label"))]
+    return [h for h in dict.fromkeys(found) if h]
+
+
+def _named_by_content(a: HtmlElement) -> bool:
+    """A link named by what it holds besides text: an exposed image with alt text, an exposed
+    descendant with its own aria-label, an ``<svg>`` with a ``<title>``."""
+    for el in a.iterdescendants():
+        if not isinstance(el.tag, str):
+            continue
+        if any((x.get("aria-hidden") or "").strip().lower() == "true" or x.get("hidden") is not None
+               or HIDDEN_STYLE.search(x.get("style") or "") for x in (el, *el.iterancestors())
+               if x is el or _inside(x, a)):
+            continue  # hidden from screen readers (aria-hidden, hidden, display:none): names nothing
+        if el.tag in ("img", "area") and (el.get("alt") or "").strip():
+            return True
+        if (el.get("aria-label") or "").strip() or (el.tag == "title" and dom.text_of(el)):
+            return True
+    return False
+
+
+def _destination(href: str, limit: int) -> str:
+    """A link's destination as a short name: host and path (``twitter.com/wsj``), or the path."""
+    parts = urlsplit(href.strip())
+    if parts.scheme and parts.scheme not in ("http", "https", "ftp", "mailto", "tel"):
+        return ""
+    if parts.scheme in ("mailto", "tel"):
+        return _shorten(f"{parts.scheme}: {parts.path}", limit)
+    host = (parts.hostname or "").removeprefix("www.")
+    path = parts.path.rstrip("/")
+    name = (host + path) if host else path
+    return _shorten(name, limit) if name.strip("/") else (host or "")
+
+
+def _adjacent_label(ctl: HtmlElement, after: bool) -> HtmlElement | None:
+    """A ``<label>`` without ``for`` and without a control of its own right before ``ctl`` (or,
+    with ``after``, right after it and not itself followed by another control)."""
+    sib = ctl.getnext() if after else ctl.getprevious()
+    if sib is None or sib.tag != "label" or sib.get("for") or sib.xpath(".//input|.//select|.//textarea"):
+        return None
+    if ((ctl.tail if after else sib.tail) or "").strip() or not dom.text_of(sib):
+        return None
+    if after:
+        nxt = sib.getnext()
+        if nxt is not None and nxt.tag in ("input", "select", "textarea") and not (sib.tail or "").strip():
+            return None  # it labels the control after it
+    return sib
+
+
+def _text_before(ctl: HtmlElement, limit: int) -> str:
+    """The short text right before ``ctl`` in its parent ("Name: [ ]"), else ''. The text is the
+    previous sibling's tail, or the whole previous sibling when it holds only text (a <b>, a <span>,
+    a table cell turned into a block); nothing when a control comes between."""
+    prev = ctl.getprevious()
+    text = (prev.tail if prev is not None else ctl.getparent().text) or ""
+    text = _WS.sub(" ", text).strip()
+    if not text and prev is not None and prev.tag not in ("br", "hr", "img") and not prev.xpath(
+            "descendant-or-self::input|descendant-or-self::select|descendant-or-self::textarea|"
+            "descendant-or-self::button|descendant-or-self::a"):
+        text = dom.text_of(prev)
+    if not text and prev is None:  # first in its cell: the cell before it ("<td>Name</td><td>[ ]</td>")
+        parent = ctl.getparent()
+        if parent is not None and parent.tag in ("td", "div") and len(parent) == 1:
+            cell = parent.getprevious()
+            if cell is not None and cell.tag in ("td", "th", "div") and not cell.xpath(".//input|.//select|.//textarea"):
+                text = dom.text_of(cell)
+    text = text.rstrip(" :*")  # "Name: *" -> "Name": the colon and required-field star are not the name
+    return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
+
+
+def _text_after(ctl: HtmlElement, limit: int) -> str:
+    """The short text right after a check box or radio button ("[x] Send me the newsletter")."""
+    text = _WS.sub(" ", ctl.tail or "").strip()
+    return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
+
+
+def _button_beside(ctl: HtmlElement) -> str:
+    """The text of the submit button right after a text box (a search box and its "Search" button)."""
+    nxt = ctl.getnext()
+    if nxt is None or (ctl.tail or "").strip():
+        return ""
+    if nxt.tag == "input" and (nxt.get("type") or "").strip().lower() in ("submit", "image"):
+        return _WS.sub(" ", nxt.get("value") or nxt.get("alt") or nxt.get("title") or "").strip()
+    if nxt.tag == "button" and (nxt.get("type") or "submit").strip().lower() == "submit":
+        return dom.text_of(nxt) or _WS.sub(" ", nxt.get("aria-label") or nxt.get("title") or "").strip()
+    return ""
+
+
+def _free_id(body: HtmlElement, stem: str) -> str:
+    used = set(body.getroottree().xpath("//@id"))
+    n = 1
+    while f"{stem}-{n}" in used:
+        n += 1
+    return f"{stem}-{n}"
 
 
 def _single_main(body: HtmlElement) -> HtmlElement | None:

@@ -27,9 +27,12 @@ from pagesieve import dom
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
-# <meta> that keep a page usable: its encoding (re-declared on output anyway) and the mobile
-# viewport (zoom and reflow for low-vision users depend on it). These are never ignored.
+# <meta> that keep a page usable: its encoding (re-declared on output anyway), the mobile
+# viewport (zoom and reflow for low-vision users depend on it) and the colour scheme (a page that
+# declares "dark" gets light default text from the browser: without it, its own dark background
+# would be left under black text; axe color-contrast, issue 17). These are never ignored.
 KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
+                        "or translate(@name,'COLRSHEM','colrshem')='color-scheme' "
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']")
 HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none')")
 #: Attributes that may run script: handlers, srcdoc, and any value holding a script or data URL
@@ -234,7 +237,31 @@ class IgnoreFilter(Filter):
         span.text = node.text
         for child in node:
             span.append(deepcopy(child))
+        self._noscript_images(node, span, ctx)
         ctx.replace(node, span, "<noscript> content shown in place of the removed script")
+
+    @staticmethod
+    def _noscript_images(node: HtmlElement, span: HtmlElement, ctx) -> None:
+        """Images without ``alt`` in shown ``<noscript>`` content (issue 17: they became new axe
+        image-alt failures). After an image, the ``<noscript>`` is that image's lazy-load fallback:
+        its images take that image's ``alt``. Elsewhere such an image is a tracking pixel or a
+        "turn on JavaScript" notice for script-less clients, and is dropped."""
+        lazy = node.getprevious()
+        lazy = lazy if lazy is not None and lazy.tag in ("img", "picture") else None
+        alt = None
+        if lazy is not None:
+            img = lazy if lazy.tag == "img" else lazy.find(".//img")
+            alt = img.get("alt") if img is not None else None
+        for img in list(span.iter("img")):
+            if img.get("alt") is not None or img.get("aria-label") or img.get("title"):
+                continue
+            if lazy is not None:
+                if alt is not None:
+                    img.set("alt", alt)
+            else:
+                ctx.note("remove", img, "image without alt in <noscript> content (a tracking pixel or notice "
+                         "for clients without scripts) not shown", measured={"src": (img.get("src") or "")[:80]})
+                dom.remove_keep_tail(img)
 
 
 def _runs_script(value: str, *, anywhere: bool = False, image: bool = False) -> bool:

@@ -425,6 +425,20 @@ def test_removed_links_nav_moved_out_of_main(settings, moved):
 
 
 # -- the whole step ---------------------------------------------------------------------------
+@pytest.mark.parametrize("on", [False, True])
+def test_reader_colors_only_when_asked(on):
+    from pagesieve.filters.accessibility import READER_STYLE
+    page, _ = a11y(f"<html><body><main><h1>t</h1><p style='color:#999'>{STORY}</p></main></body></html>",
+                   reader_colors=on)
+    assert (READER_STYLE in head_css(page)) == on
+
+
+def test_reader_preset_draws_in_reader_colors(cfg):
+    from pagesieve import config as C
+    assert C.build_chain(cfg.resolve("reader")).filters[-1].settings.reader_colors
+    assert not C.build_chain(cfg.resolve("declutter")).filters[-1].settings.reader_colors
+
+
 def test_link_underline_style():
     page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>")
     assert LINK_STYLE in head_css(page)
@@ -449,6 +463,8 @@ EVERYTHING = (
     "<figure><figcaption id=orphan>Gone</figcaption></figure>"
     "<table id=layout><tr><td>a</td><td>b</td></tr></table>" + DATA_TABLE +
     "<video id=v autoplay src=a.mp4></video><marquee id=m>news</marquee>"
+    "<ul><li>a</li><div id=stray>b</div></ul><p><a id=icon href='https://twitter.com/x'><i></i></a></p>"
+    "<form>Name: <input id=field name=n aria-labeledby=x></form>"
     f"<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
 
 def head_css(page):
@@ -467,6 +483,10 @@ REPAIRS = {
     "table_headers": lambda p: by_id(p, "h1").get("scope") == "col",
     "image_alt": lambda p: by_id(p, "img").get("alt") == "The river",
     "orphan_captions": lambda p: by_id(p, "orphan") is None,
+    "lists": lambda p: by_id(p, "stray").getparent().tag == "li",
+    "link_names": lambda p: by_id(p, "icon").get("aria-label") == "twitter.com/x",
+    "form_labels": lambda p: by_id(p, "field").get("aria-label") == "Name",
+    "aria_attrs": lambda p: by_id(p, "field").get("aria-labeledby") is None,
     "main_landmark": lambda p: len(mains(p)) == 1,
     "headings": lambda p: (by_id(p, "h").tag, by_id(p, "h5").tag) == ("h1", "h2"),
     "skip_link": lambda p: p.root.find(f".//a[@class='{SKIP_CLASS}']") is not None,
@@ -490,7 +510,111 @@ def test_each_setting_off_leaves_its_repair_undone(name):
 
 def test_every_setting_is_in_the_table():
     flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
-    assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav"}
+    assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav",
+                                    "reader_colors"}
+
+
+# -- the page's own markup: lists, link names, form labels (issue 17) ----------------------------
+def inner(page):
+    out = serialize(page).decode()
+    return out[out.index("<h1>t</h1>") + 10:out.index("</main>")]
+
+
+def main_of(fragment):
+    return f"<html><body><main><h1>t</h1>{fragment}</main></body></html>"
+
+
+@pytest.mark.parametrize("fragment, expected", [
+    ("<ul><li>a</li><li>b</li></ul>", "<ul><li>a</li><li>b</li></ul>"),  # a sound list is left alone
+    ("<ul><li>a</li><div>b</div><a href=/x>c</a><li>d</li></ul>",
+     '<ul><li>a</li><li><div>b</div><a href="/x">c</a></li><li>d</li></ul>'),
+    ("<ol>first<li>b</li>between<li>c</li></ol>", "<ol><li>first</li><li>b</li><li>between</li><li>c</li></ol>"),
+    ("<ul><script>x()</script><li>a</li><template>t</template></ul>",
+     "<ul><script>x()</script><li>a</li><template>t</template></ul>"),
+    ("<ul role=tablist><div>a</div></ul>", '<ul role="tablist"><div>a</div></ul>'),  # a role says what it is
+    ("<div><li>a</li><li>b</li> after</div>", "<div><ul><li>a</li><li>b</li></ul> after</div>"),
+    ("<div role=list><li>a</li></div>", '<div role="list"><li>a</li></div>'),
+])
+def test_lists_repaired(fragment, expected):
+    page, state = a11y(main_of(fragment))
+    assert inner(page) == expected
+    sound = ("<ul><li>a</li><li>b</li></ul>", "<ul><script>", "<ul role=tablist>", "<div role=list>")
+    assert bool(actions(state, "list")) == (not fragment.startswith(sound))
+
+
+@pytest.mark.parametrize("fragment, label", [
+    ("<a href='https://www.twitter.com/wsj/'><i class=icon></i></a>", "twitter.com/wsj"),
+    ("<a href='/a'><img src=x.png aria-hidden=true alt='Home page'></a>", "Home page"),
+    ("<a href='/a'><span title='Share on Facebook'></span></a>", "Share on Facebook"),
+    ("<a href='mailto:desk@example.org'></a>", "mailto: desk@example.org"),
+    ("<a href='https://example.org/" + "x" * 80 + "'></a>", "example.org/" + "x" * 48 + "…"),
+    ("<a href='/a'>Text</a>", None),  # named by its text
+    ("<a href='/a' title='Home'></a>", None),  # named by its title
+    ("<a href='/a'><img src=x.png alt='Logo'></a>", None),  # named by its image
+    ("<a href='/a'><img src=x.gif style='display: none' alt='Counter'></a>", "Counter"),  # a hidden image names nothing
+    ("<a href='javascript:void(0)'></a>", None),  # no destination to name it by
+    ("<a name=top></a>", None),  # not a link
+])
+def test_link_names(fragment, label):
+    page, state = a11y(main_of(fragment))
+    a = page.root.find(".//main//a")
+    assert a.get("aria-label") == label
+    assert bool([e for e in actions(state, "link name") if "named by" in e["reason"]]) == (label is not None)
+
+
+@pytest.mark.parametrize("fragment, label", [
+    ("<form><button id=b><svg aria-hidden=true></svg></button></form>", "Submit"),
+    ("<form><button id=b type=button><i class=x></i></button></form>", None),  # nothing says what it does
+    ("<button id=b><span title='Close menu'></span></button>", "Close menu"),
+    ("<form><button id=b>Send</button></form>", None),  # named by its text
+])
+def test_button_names(fragment, label):
+    page, _ = a11y(main_of(fragment))
+    assert by_id(page, "b").get("aria-label") == label
+
+
+def test_undefined_aria_attributes_dropped_defined_ones_kept():
+    page, state = a11y(main_of("<p id=p aria-labeledby=x aria-describedby=d ARIA-FOO=1 data-aria-x=2>t</p>"))
+    assert sorted(by_id(page, "p").attrib) == ["aria-describedby", "data-aria-x", "id"]
+    assert actions(state, "aria")[0]["measured"] == {"attributes": ["aria-labeledby", "aria-foo"]}
+
+
+def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
+    page, _ = a11y(main_of("<a href=/b><img id=i src=y.png>Story</a><form><input id=go type=image src=go.png>"
+                           "<input id=s type=image src=s.png value=Search></form>"))
+    assert (by_id(page, "i").get("alt"), by_id(page, "go").get("alt"), by_id(page, "s").get("alt")) == (
+        "", "Submit", "Search")
+
+
+@pytest.mark.parametrize("fragment, how", [
+    ("Name: <input id=f name=n>", ("aria-label", "Name")),
+    ("<b>City *</b><select id=f><option>x</select>", ("aria-label", "City")),
+    ("<label>Email</label> <input id=f>", ("for", None)),
+    ("<input id=f> <label>Remember me</label>", ("for", None)),
+    ("<input id=f><input type=submit value=Search>", ("aria-label", "Search")),
+    ("<input id=f><button>Go</button>", ("aria-label", "Go")),
+    ("<table><tr><td>Town</td><td><input id=f></td></tr></table>", ("aria-label", "Town")),
+    ("<div><div>E-mail:</div><div><input id=f> (not shown)</div></div>", ("aria-label", "E-mail")),
+    ("<input id=f type=checkbox> Add my e-mail address to the site's mailing list.",
+     ("aria-label", "Add my e-mail address to the site's mailing list.")),
+    ("<input id=f placeholder='Search'>", None),  # named already
+    ("<label for=f>Email</label><input id=f>", None),
+    ("<label>Email <input id=f></label>", None),
+    ("<input id=f type=hidden>", None),
+    ("<p>" + "a long sentence of running text " * 3 + "</p><input id=f>", None),  # content, not a label
+    ("<input id=g> <label>For the next</label><input id=f>", ("for", None)),
+])
+def test_form_labels(fragment, how):
+    page, state = a11y(main_of(f"<form>{fragment}</form>"))
+    field = by_id(page, "f")
+    if how is None:
+        assert field.get("aria-label") is None and not [e for e in actions(state, "label") if "named" in e["reason"]
+                                                       or "linked" in e["reason"]]
+    elif how[0] == "aria-label":
+        assert field.get("aria-label") == how[1]
+    else:
+        labels = page.root.xpath("//label[@for=$i]", i=field.get("id"))
+        assert len(labels) == 1 and field.get("aria-label") is None
 
 
 # -- text output for speech -------------------------------------------------------------------

@@ -3,7 +3,7 @@ import pytest
 from tests.conftest import run_filter
 
 PAGE = """<html><head><meta charset=utf-8><meta name=viewport content="width=device-width">
-<meta name=description content=d><style>p{}</style><link rel=stylesheet href=s.css></head><body>
+<meta name=description content=d><meta name=color-scheme content=dark><style>p{}</style><link rel=stylesheet href=s.css></head><body>
 <script>evil()</script><noscript><p id=ns>no js</p></noscript>
 <div style="color:red" id=red>r</div><div style="display: none" id=hid>h</div><p style="x" id=ps>p</p>
 <img src=a.png alt="plain image"><a href=/big><img src=b.png alt="linked image"></a>
@@ -23,7 +23,7 @@ def test_paper_defaults():
     assert page.root.find(".//p[@id='ns']") is not None  # <noscript> content shown
     assert not tags(page, "noscript")
     assert [m.get("charset") or m.get("name") or m.get("http-equiv") for m in tags(page, "meta")] == [
-        "Content-Security-Policy", "utf-8", "viewport"]
+        "Content-Security-Policy", "utf-8", "viewport", "color-scheme"]
     assert page.root.get_element_by_id("red").get("style") is None
     hidden = page.root.get_element_by_id("hid")
     assert hidden.get("style") is None and hidden.get("hidden") == ""  # still hidden
@@ -79,4 +79,17 @@ def test_style_attributes_of_all_tags_and_cell_widths():
 
 def test_meta_kept_when_off():
     page, _, _ = run_filter("ignore", PAGE, meta=False)
-    assert len(tags(page, "meta")) == 3 + 1  # the page's three and the script policy
+    assert len(tags(page, "meta")) == 4 + 1  # the page's four and the script policy
+
+
+@pytest.mark.parametrize("html, alts", [
+    # a tracking pixel for script-less clients: not shown (it was never shown with scripts on)
+    ("<p>a<noscript><img src=px.gif></noscript>b</p>", []),
+    # a lazy-load fallback takes the lazy image's alt
+    ("<p><img data-src=x.jpg alt='The river'><noscript><img src=x.jpg></noscript></p>", ["The river", "The river"]),
+    ("<p><img data-src=x.jpg><noscript><img src=x.jpg></noscript></p>", [None, None]),
+    ("<p><noscript><img src=c.png alt='Chart'></noscript></p>", ["Chart"]),
+])
+def test_noscript_images_without_alt(html, alts):
+    page, _, _ = run_filter("ignore", f"<html><body>{html}</body></html>", non_link_images=False)
+    assert [i.get("alt") for i in tags(page, "img")] == alts

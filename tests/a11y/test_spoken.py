@@ -1,0 +1,60 @@
+"""What a screen reader speaks first on filtered pages of every corpus (issue 17), read from
+Chromium's accessibility tree (tests/a11y/spoken.py): the skip link first, one <h1>, the
+removed-links list last and, once collapsed, silent. The headline checks (among the first three
+named nodes, matching the title) are measured, not gated: their pass rate is printed by
+``benchmarks/axe_report.py --spoken``."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagesieve.document import parse
+from tests.a11y.axe_run import Axe, missing, sample
+from tests.a11y.spoken import REMOVED_LIST, check_page
+
+pytestmark = pytest.mark.slow
+
+PAGES = sample(per_corpus=1)
+
+
+@pytest.fixture(scope="module")
+def axe():
+    reason = missing()
+    if reason:
+        pytest.skip(f"axe-core cannot run: {reason}")
+    with Axe() as runner:
+        yield runner
+
+
+def test_reading_order_of_a_crafted_page(axe, cfg, tmp_path):
+    # A page whose headline sits after a banner and whose nav links are removed: the skip link,
+    # then the headline, and none of the removed links spoken.
+    from tests.a11y.axe_run import CorpusPage
+    from tests.filters.test_article import para
+
+    html = ("<html><head><title>River rises in the night - The Daily</title></head><body>"
+            "<div class=nav><a href=/a>World</a> | <a href=/b>Sport</a> | <a href=/c>Weather</a> | "
+            "<a href=/d>Money</a> | <a href=/e>Travel</a></div>"
+            f"<div class=story><h1>River rises in the night</h1><p>{para(900)}</p></div></body></html>")
+    path = tmp_path / "p.html"
+    path.write_text(html, encoding="utf-8")
+    outcome = check_page(axe, cfg, "reader", CorpusPage("crafted", "p", path, "https://example.org/river", "article"))
+    assert outcome.checks["skip_first"] and outcome.checks["one_h1"], outcome.first
+    assert outcome.checks["headline_early"] and outcome.checks["headline_is_title"], outcome.first
+    assert outcome.checks["no_removed"] and outcome.checks["text_headline"], outcome.first
+
+
+@pytest.mark.skipif(not PAGES, reason="shared corpora not found (set PAGESIEVE_CORPORA or PAGESIEVE_CORPUS)")
+@pytest.mark.parametrize("preset", ["declutter", "reader"])
+@pytest.mark.parametrize("page", PAGES, ids=[f"{p.corpus}-{p.id[:8]}" for p in PAGES])
+def test_skip_link_first_one_h1_removed_links_last(axe, cfg, page, preset):
+    outcome = check_page(axe, cfg, preset, page)
+    assert outcome.checks["skip_first"], outcome.first
+    assert outcome.checks["one_h1"], outcome.first
+    assert outcome.checks["list_last"] is not False
+    # A collapsed list (a closed <details>) must keep its links out of what is spoken.
+    res = __import__("pagesieve.config", fromlist=["build_chain"]).build_chain(cfg.resolve(preset)).process(
+        page.path.read_bytes(), url=page.url or None)
+    lists = parse(res.body).body.xpath(REMOVED_LIST)
+    if lists and lists[0].xpath(".//details[not(@open)]"):
+        assert outcome.checks["no_removed"], outcome.first
