@@ -515,7 +515,7 @@ class AdsFilter(Filter):
             if guard is None:
                 guard = ctx.state.guard_base()
             guard_node, guard_chars = guard
-            inside = sum(dom.text_len(n) for n in matches if n is guard_node
+            inside = sum(ctx.text_len(n) for n in matches if n is guard_node
                          or any(a is guard_node for a in n.iterancestors()))
             share = inside / guard_chars if guard_chars else 0.0
             if inside > GUARD_MIN_CHARS and share > self.settings.max_cosmetic_share:
@@ -524,7 +524,7 @@ class AdsFilter(Filter):
                          threshold={"max_cosmetic_share": self.settings.max_cosmetic_share})
                 continue
             for n in matches:
-                if ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": dom.text_len(n)},
+                if ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": ctx.text_len(n)},
                               threshold={"hiding_selector": text}):
                     removed += 1
         return removed, skipped
