@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
                     label = ("proxy" if pid == ps.proc.pid else "helper" if b"resource_tracker" in cmd
-                             else "worker")
+                             else "forkserver" if children(pid) else "worker")
                     m = memory_mib(pid)
                 except (OSError, KeyError, ValueError):
                     continue
