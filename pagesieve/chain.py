@@ -25,6 +25,7 @@ from pagesieve import dom
 from pagesieve.document import Page, parse, serialize
 from pagesieve.errors import FilterError
 from pagesieve.filters.base import Filter
+from pagesieve.measure import TextMeasure
 
 log = logging.getLogger("pagesieve.chain")
 
@@ -47,7 +48,10 @@ class RunState:
     #: removed what the policy forbids, so that whatever it missed cannot run either).
     content_security_policy: str | None = None
     _link_order: dict | None = None
-    _guard: tuple[HtmlElement, int] | None = None
+    #: The page's text measurement (pagesieve.measure), taken when first asked, kept current.
+    _measure: TextMeasure | None = None
+    #: True while a filter edits a checkpointed copy in place (changes the context cannot follow).
+    _dirty: bool = False
 
     def link_position(self, a: HtmlElement) -> int:
         if self._link_order is None:
@@ -55,23 +59,22 @@ class RunState:
         return self._link_order.get(a, 1 << 30)
 
     def guard_base(self) -> tuple[HtmlElement, int]:
-        """The text the loss guard protects: the article if known, else the body, and its size.
-
-        Measured once and then kept up to date by :meth:`settle` while filters only remove
-        (measuring the body's text is a walk over the whole page, per filter otherwise)."""
+        """The text the loss guard protects: the article if known, else the body, and its size."""
         node = self.article if self.article is not None else dom.body_of(self.root)
-        if self._guard is None or self._guard[0] is not node:
-            self._guard = (node, dom.text_len(node))
-        return self._guard
+        return node, self.text_len(node)
 
-    def settle(self, ops: list[tuple], lost_chars: int) -> None:
-        """A filter's changes stayed: keep the measured guard size exact, or forget it."""
-        if self._guard is None or not ops:
-            return
-        if all(op[0] in ("remove", "attr", "policy") for op in ops):
-            self._guard = (self._guard[0], max(0, self._guard[1] - lost_chars))
-        else:  # text set, nodes inserted or replaced, the article moved: measure again when asked
-            self._guard = None
+    def measure(self) -> TextMeasure | None:
+        """The page's text measurement (None while a checkpointed copy is edited in place)."""
+        if self._dirty:
+            return None
+        if self._measure is None:
+            self._measure = TextMeasure(self.root)
+        return self._measure
+
+    def text_len(self, node: HtmlElement) -> int:
+        """``dom.text_len(node)``, read from the shared measurement."""
+        m = self.measure()
+        return m.text_len(node) if m is not None else dom.text_len(node)
 
 
 class FilterContext:
@@ -85,6 +88,8 @@ class FilterContext:
         self.lost_chars = 0
         self._ops: list[tuple] = []
         self._guard_node, self._guard_chars = None, 0
+        if state._dirty:  # the previous filter edited a checkpointed copy: measure again when asked
+            state._dirty, state._measure = False, None
 
     # -- reading ---------------------------------------------------------------------
     @property
@@ -94,6 +99,11 @@ class FilterContext:
     @property
     def record(self) -> list[dict[str, Any]]:
         return self.state.record
+
+    def text_len(self, node: HtmlElement) -> int:
+        """Non-whitespace characters of the text under ``node`` (``dom.text_len``), from the
+        page's shared measurement, kept current through this context's changes."""
+        return self.state.text_len(node)
 
     def in_document(self, node: HtmlElement) -> bool:
         """True when ``node`` is still attached to the page (not inside a removed subtree)."""
@@ -134,6 +144,8 @@ class FilterContext:
         saved = prev.tail if prev is not None else parent.text
         index = parent.index(node)
         dom.remove_keep_tail(node)
+        if self.state._measure is not None:
+            self.state._measure.removed(node, parent)
         self._ops.append(("remove", node, parent, index, prev, saved))
         self.removed += 1
         return True
@@ -148,6 +160,8 @@ class FilterContext:
         self._collect_links(old, keep=new)
         new.tail, old_tail = old.tail, old.tail
         parent.replace(old, new)
+        if self.state._measure is not None:
+            self.state._measure.replaced(old, new, parent)
         self._ops.append(("replace", old, new, old_tail))
         self.removed += 1
 
@@ -159,6 +173,8 @@ class FilterContext:
     def insert(self, parent: HtmlElement, index: int, node: HtmlElement) -> None:
         """Insert a new ``node`` into ``parent`` at ``index`` (undoable)."""
         parent.insert(index, node)
+        if self.state._measure is not None:
+            self.state._measure.inserted(node, parent)
         self._ops.append(("insert", node))
 
     def set_attr(self, node: HtmlElement, name: str, value: str | None) -> None:
@@ -181,6 +197,8 @@ class FilterContext:
             node.tail = text
         else:
             node.text = text
+        if self.state._measure is not None:
+            self.state._measure.text_set(node, old, text, tail)
         self._ops.append(("text", node, tail, old))
 
     def checkpoint(self, node: HtmlElement) -> HtmlElement:
@@ -200,6 +218,7 @@ class FilterContext:
             if order is not None and old.tag == "a" and old in order:
                 order[new] = order[old]
         parent.replace(node, live)
+        self.state._dirty, self.state._measure = True, None  # the copy is edited behind the context's back
         self._ops.append(("checkpoint", node, live, before, self.state.article))
         return live
 
@@ -211,7 +230,7 @@ class FilterContext:
         if node is guard or any(a is node for a in guard.iterancestors()):
             self.lost_chars += self._guard_chars
         elif any(a is guard for a in node.iterancestors()):
-            self.lost_chars += dom.text_len(node) - (dom.text_len(keep) if keep is not None else 0)
+            self.lost_chars += self.text_len(node) - (self.text_len(keep) if keep is not None else 0)
 
     def _collect_links(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
         kept = set(keep.iter("a")) if keep is not None else ()
@@ -227,6 +246,7 @@ class FilterContext:
 
     def rollback(self) -> None:
         """Undo every change of this filter on this page, newest first."""
+        self.state._measure = None  # taken again when next asked
         for op in reversed(self._ops):
             kind = op[0]
             if kind == "remove":
@@ -370,8 +390,6 @@ class Chain:
                         ctx.note("revert", reason="would remove nearly all of the article text; its removals are undone",
                                  measured={"article_text_lost": round(loss, 3)},
                                  threshold={"max_article_loss": self.safety.max_article_loss})
-            if status == "ok":
-                state.settle(ctx._ops, ctx.lost_chars)
             stats.append({"filter": flt.name, "ms": round((time.perf_counter() - t0) * 1000, 3),
                           "removed": ctx.removed if status == "ok" else 0, "status": status})
         return state, stats

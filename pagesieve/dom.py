@@ -20,7 +20,7 @@ HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 WHITESPACE = re.compile(r"\s+")
 WORD_CHARS = re.compile(r"\w", re.UNICODE)
 _SPACES = re.compile(r"\s")
-_TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]")
+_TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
 
 # URL schemes that are safe to emit again in a link we write ourselves.
 SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})

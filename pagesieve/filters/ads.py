@@ -52,6 +52,11 @@ WITH_URL = etree.XPath("//*[@src or @href or @srcset or @poster or self::object[
 BASE_HREF = etree.XPath("(//base[@href])[1]/@href")
 SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
 NEVER_REMOVED = frozenset({"html", "head", "body"})
+# An absolute http(s) URL of printable ASCII without "[", "]" or a backslash: urlsplit neither strips nor
+# rejects anything in it (no whitespace, controls, IPv6 brackets or non-ASCII host).
+_PLAIN_URL = re.compile(r"^https?://[\x21-\x5a\x5e-\x7e]*$", re.IGNORECASE)
+# A URL scheme (RFC 3986 §3.1), as urlsplit reads it.
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 MEDIA = ("img", "picture", "video", "audio", "iframe", "object", "embed", "svg", "canvas")
 # Request type per tag (WebExtensions ResourceType names, as adblock-rust reads them).
 REQUEST_TYPES = {
@@ -155,42 +160,77 @@ def compile_selector(text: str) -> _Selector | None:
         return None
 
 
+_CLASS_VALUES = etree.XPath("//@class", smart_strings=False)
+_ID_VALUES = etree.XPath("//@id", smart_strings=False)
+_ATTR_VALUES = etree.XPath("//@*[name()=$name]", smart_strings=False)
+_XPATH_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+_VALUES_OF: dict[str, object] = {}
+
+
+def _values_of(name: str):
+    """A compiled XPath giving every value of attribute ``name`` (``//@href`` is a name test,
+    many times faster than comparing ``name()`` on every attribute of the page)."""
+    got = _VALUES_OF.get(name)
+    if got is None:
+        if _XPATH_NAME.match(name):
+            got = etree.XPath(f"//@{name}", smart_strings=False)
+        else:
+            got = lambda root, _n=name: _ATTR_VALUES(root, name=_n)  # noqa: E731
+        if len(_VALUES_OF) < 4096:  # names come from the lists' rules: a bounded set
+            _VALUES_OF[name] = got
+    return got
+#: Attributes most pages have: a rule needing one of them is not indexed by its name.
+COMMON_ATTRS = frozenset("href src class id style title alt name type rel target width height lang role "
+                         "content value action method for srcset border align".split())
+#: Leading characters of a ``[attr^="…"]`` / ``[attr="…"]`` value a rule is indexed by.
+PREFIX_KEY = 12
+
+
 class PageIndex:
-    """Every tag, class, id and attribute name of a page, and its attribute values joined per
-    attribute (each value between two control characters) so a selector's ``[href^="…"]`` is one substring search."""
+    """What a page has that hiding rules ask for, read once per page: its tags and attribute names
+    (one walk), its classes and ids (for the engine's ``hidden_class_id_selectors``), and — only
+    when a rule asks — an attribute's values (XPath), joined (each value between two control
+    characters) so a selector's ``[href^="…"]`` is one substring search."""
 
     def __init__(self, root: HtmlElement) -> None:
-        tokens: set = set()
-        classes: set[str] = set()
-        ids: set[str] = set()
-        values: dict[str, list[str]] = {}
+        self.root = root
+        tags: set[str] = set()
+        attrs: set[str] = set()
         for el in root.iter():
-            if not isinstance(el.tag, str):
-                continue
-            tokens.add(("tag", el.tag))
-            for name, value in el.attrib.items():
-                tokens.add(("attr", name))
-                values.setdefault(name, []).append(value)
-                if name == "class":
-                    classes.update(value.split())
-                elif name == "id" and value.strip():
-                    ids.add(value.strip())
-        tokens.update(("class", c) for c in classes)
-        tokens.update(("id", i) for i in ids)
-        self.tokens = tokens
-        self.classes, self.ids = sorted(classes), sorted(ids)
-        self._values = values
+            tags.add(el.tag)
+            attrs.update(el.keys())
+        self.tags, self.attrs = tags, attrs
+        self.classes = sorted(set(" ".join(_CLASS_VALUES(root)).split()))
+        self.ids = sorted({v.strip() for v in _ID_VALUES(root) if v.strip()})
+        self._class_set, self._id_set = frozenset(self.classes), frozenset(self.ids)
+        self._values: dict[str, list[str]] = {}
         self._joined: dict[str, str] = {}
+
+    def values(self, name: str) -> list[str]:
+        got = self._values.get(name)
+        if got is None:
+            got = self._values[name] = _values_of(name)(self.root) if name in self.attrs else []
+        return got
+
+    def has(self, token: tuple[str, str]) -> bool:
+        kind, value = token
+        if kind == "class":
+            return value in self._class_set
+        if kind == "id":
+            return value in self._id_set
+        if kind == "attr":
+            return value in self.attrs
+        return value in self.tags
 
     def may_match(self, sel: _Selector) -> bool:
         """False when no element of the page can match ``sel`` (never False when one can)."""
-        return any(needs <= self.tokens and all(self._has_value(*test) for test in values)
+        return any(all(self.has(t) for t in needs) and all(self._has_value(*test) for test in values)
                    for needs, values in sel.parts)
 
     def _has_value(self, name: str, op: str, value: str) -> bool:
         joined = self._joined.get(name)
         if joined is None:
-            joined = self._joined[name] = "\x01" + "\x02\x01".join(self._values.get(name, ())) + "\x02"
+            joined = self._joined[name] = "\x01" + "\x02\x01".join(self.values(name)) + "\x02"
         if op == "=":
             return f"\x01{value}\x02" in joined
         if op in ("^=", "|="):
@@ -198,6 +238,89 @@ class PageIndex:
         if op == "$=":
             return value + "\x02" in joined
         return value in joined  # *=, ~=
+
+
+class GenericRules:
+    """The lists' generic hiding rules that are not a lone class or id (``a[href^="https://ad…"]``,
+    ``[data-ad-slot]``, ``amp-ad``: ~500 in EasyList), indexed as uBlock Origin does, so a page
+    runs only the rules it can match: each rule is filed under one thing every match needs — an
+    uncommon attribute name, a class, an id, a custom element's tag, or the first
+    :data:`PREFIX_KEY` characters of an ``[attr^="…"]``/``[attr="…"]`` value; the page is read
+    for those keys once (:meth:`candidates`). Rules with no such key are always candidates.
+    Built once per filter (the generic set is the same for every page)."""
+
+    def __init__(self, texts, compiled) -> None:
+        self.texts = frozenset(texts)
+        self.not_runnable = frozenset(t for t in self.texts if compiled(t) is None)
+        self.always: set[str] = set()
+        self.by_key: dict[tuple, set[str]] = {}
+        for text in self.texts - self.not_runnable:
+            keys = [self._key(needs, values) for needs, values in compiled(text).parts]
+            if any(k is None for k in keys):
+                self.always.add(text)
+            else:
+                for k in keys:
+                    self.by_key.setdefault(k, set()).add(text)
+        self.prefixed = sorted({k[1] for k in self.by_key if k[0] == "prefix"})
+
+    @staticmethod
+    def _key(needs: frozenset, values: tuple) -> tuple | None:
+        for kind, value in sorted(needs):
+            if kind == "attr" and value not in COMMON_ATTRS:
+                return ("attr", value)
+        for kind, value in sorted(needs):
+            if kind in ("class", "id"):
+                return (kind, value)
+            if kind == "tag" and "-" in value:
+                return ("tag", value)
+        for name, op, value in values:
+            if op in ("^=", "=") and len(value) >= PREFIX_KEY:
+                return ("prefix", name, value[:PREFIX_KEY])
+        return None
+
+    def candidates(self, index: PageIndex) -> set[str]:
+        """The generic rules that may match the page of ``index``."""
+        out = set(self.always)
+        found: list[tuple] = [("class", c) for c in index.classes] + [("id", i) for i in index.ids]
+        found.extend(("attr", a) for a in index.attrs)
+        found.extend(("tag", t) for t in index.tags if isinstance(t, str))
+        for name in self.prefixed:
+            found.extend(("prefix", name, v[:PREFIX_KEY]) for v in index.values(name))
+        for key in set(found):
+            rules = self.by_key.get(key)
+            if rules:
+                out |= rules
+        return out
+
+
+_ORIGINS: dict[str, str | None] = {}
+
+
+def _join_root_relative(base: str, url: str) -> str | None:
+    """``urljoin(base, url)`` for a root-relative ``url`` ("/path?query#fragment") whose path
+    urljoin leaves as it is, without parsing either; None when urljoin must decide (dot or empty
+    segments, an empty query or fragment, characters outside printable ASCII)."""
+    if not _PLAIN_URL.match("http://x" + url):
+        return None
+    rest, hash_, fragment = url.partition("#")
+    path, q, query = rest.partition("?")
+    if (hash_ and not fragment) or (q and not query) or ";" in path:
+        return None
+    segments = path.split("/")
+    if any(seg in ("", ".", "..") for seg in segments[1:-1]) or segments[-1] in (".", ".."):
+        return None
+    origin = _ORIGINS.get(base, False)
+    if origin is False:
+        try:
+            parts = urlsplit(base)
+        except ValueError:
+            parts = None
+        origin = (f"{parts.scheme}://{parts.netloc}" if parts is not None and parts.scheme in ("http", "https")
+                  and parts.netloc and _PLAIN_URL.match(base) else None)
+        if len(_ORIGINS) > 1024:
+            _ORIGINS.clear()
+        _ORIGINS[base] = origin
+    return None if origin is None else origin + url
 
 
 class AdsFilter(Filter):
@@ -213,6 +336,10 @@ class AdsFilter(Filter):
             log.info("ads: %d block list(s) ready in %.0f ms (%s)", len(self.load.sources), self.load.ms,
                      "from the engine cache" if self.load.from_cache else "parsed")
         self._selectors: dict[str, _Selector | None] = {}
+        self.generic: GenericRules | None = None
+        if self.engine is not None:
+            generic = self.engine.url_cosmetic_resources(NO_SITE_URL)
+            self.generic = GenericRules(generic.hide_selectors, self._compiled)
 
     def apply(self, page, ctx) -> None:
         if self.engine is None:
@@ -236,12 +363,16 @@ class AdsFilter(Filter):
         root = page.root
         source, base = self._origin(page, root)
         checked: dict[tuple[str, str], object] = {}
+        resolved: dict[str, str | None] = {}
+        gone: set = set()  # what this loop removed, with everything under it (the list was read before)
         removed = 0
-        for node in list(WITH_URL(root)):
-            if not isinstance(node.tag, str) or node.tag in NEVER_REMOVED or not ctx.in_document(node):
+        for node in WITH_URL(root):
+            if not isinstance(node.tag, str) or node.tag in NEVER_REMOVED or (gone and node in gone):
                 continue
             for url, rtype in self._requests(node):
-                absolute = self._absolute(url, base)
+                absolute = resolved.get(url, False)
+                if absolute is False:
+                    absolute = resolved[url] = self._absolute(url, base)
                 if absolute is None:
                     continue
                 key = (absolute, rtype)
@@ -258,6 +389,7 @@ class AdsFilter(Filter):
                                     measured={"url": absolute, "request_type": rtype},
                                     threshold={"rule": result.filter}):
                         removed += 1
+                        gone.update(target.iter())
                     break
         return removed
 
@@ -312,6 +444,16 @@ class AdsFilter(Filter):
         url = url.strip()
         if not url or url.startswith("#"):
             return None
+        head = url[:8].lower()
+        if head.startswith(("https://", "http://")) and _PLAIN_URL.match(url):
+            return url  # already absolute (the common case): urlsplit would say the same
+        scheme = _SCHEME.match(url)
+        if scheme and scheme.group(1).lower() not in ("http", "https"):
+            return None  # javascript:, data:, mailto:, …
+        if not scheme and base and url[0] == "/" and url[1:2] != "/":
+            joined = _join_root_relative(base, url)
+            if joined is not None:
+                return joined
         try:
             scheme = urlsplit(url).scheme.lower()
             if not scheme:
@@ -348,13 +490,16 @@ class AdsFilter(Filter):
         rules = set(resources.hide_selectors)
         if not resources.generichide:
             rules.update(self.engine.hidden_class_id_selectors(index.classes, index.ids, resources.exceptions))
+        generic = self.generic
+        # Site-specific and class/id rules are few: all run. Of the generic rest (the same for every
+        # page, minus this site's exceptions), only those the page can match.
+        other = rules - generic.texts
+        skipped = len(rules & generic.not_runnable) + sum(1 for t in other if self._compiled(t) is None)
+        todo = (rules & generic.candidates(index)) | {t for t in other if self._compiled(t) is not None}
         guard = None  # (node, text length) the share guard measures against, when first needed
-        removed = skipped = 0
-        for text in sorted(rules):
+        removed = 0
+        for text in sorted(todo):
             sel = self._compiled(text)
-            if sel is None:
-                skipped += 1
-                continue
             if not index.may_match(sel):
                 continue
             matches = [n for n in sel.xpath(root) if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
@@ -370,7 +515,7 @@ class AdsFilter(Filter):
             if guard is None:
                 guard = ctx.state.guard_base()
             guard_node, guard_chars = guard
-            inside = sum(dom.text_len(n) for n in matches if n is guard_node
+            inside = sum(ctx.text_len(n) for n in matches if n is guard_node
                          or any(a is guard_node for a in n.iterancestors()))
             share = inside / guard_chars if guard_chars else 0.0
             if inside > GUARD_MIN_CHARS and share > self.settings.max_cosmetic_share:
@@ -379,7 +524,7 @@ class AdsFilter(Filter):
                          threshold={"max_cosmetic_share": self.settings.max_cosmetic_share})
                 continue
             for n in matches:
-                if ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": dom.text_len(n)},
+                if ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": ctx.text_len(n)},
                               threshold={"hiding_selector": text}):
                     removed += 1
         return removed, skipped

@@ -50,7 +50,7 @@ class EmptyTableFilter(Filter):
         for table in reversed(tables):  # innermost (and last) first
             if table in protected or not ctx.in_document(table):
                 continue
-            chars = dom.text_len(table)
+            chars = ctx.text_len(table)
             if chars >= s.min_chars:
                 continue
             if self._substance and next(table.iter(*self._substance), None) is not None:

@@ -126,7 +126,7 @@ class IgnoreFilter(Filter):
         for node in forms:
             if not ctx.in_document(node):
                 continue
-            chars = dom.text_len(node)
+            chars = ctx.text_len(node)
             if s.form_wrapper_chars and chars >= s.form_wrapper_chars:
                 div = dom.element("div")
                 div.text = node.text

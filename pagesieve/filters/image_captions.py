@@ -125,7 +125,7 @@ class ImageCaptionsFilter(Filter):
         images = [img for img in article.iter("img") if ctx.in_document(img)]
         if not images:
             return
-        article_chars = dom.text_len(article)
+        article_chars = ctx.text_len(article)
         removed = ctx.state.marks.get("removed_captions", {})  # captions main_content took out
         candidates, remove = [], []
         for img in images:

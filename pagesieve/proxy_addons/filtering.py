@@ -21,7 +21,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 import re
 import threading
@@ -41,6 +40,7 @@ from mitmproxy.utils.human import parse_size
 from pagesieve.document import looks_binary, web_label
 from pagesieve.errors import ConfigError
 from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
+from pagesieve.proxy_addons import warm
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.proxy_addons.worker import SPEC_CACHE_SIZE, Job, Outcome, filter_page, init_worker
 
@@ -137,8 +137,8 @@ class WorkerPool:
         self._watch: asyncio.Task | None = None
 
     def _start(self) -> ProcessPoolExecutor:
-        # spawn, not fork: the proxy runs threads (fork would copy their locks mid-use).
-        executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+        # Forked from a warm forkserver (proxy_addons.warm), not from the proxy: the proxy runs threads.
+        executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=warm.context(self._initargs[0]),
                                        initializer=init_worker, initargs=self._initargs)
         # Start every worker now; each warms its chain up (lists, models) before its first task.
         self.warm = [executor.submit(os.getpid) for _ in range(self.workers)]
@@ -300,6 +300,8 @@ class Declutter:
         if key != self._pool_key:
             self._specs.clear()
             self._pool_key = key
+            if self.pool is None and self._executor is None:  # start-up: preload while mitmproxy starts
+                warm.start(self.source.cfg.resolve(self.source.preset))
             if self.pool is not None:  # a new config while running: new workers for it
                 old, self.pool = self.pool, self._new_pool()
                 old.shutdown()

@@ -396,3 +396,55 @@ def test_real_easylist_removes_google_ads_and_keeps_the_story(debian_lists):
     assert "The council voted on Tuesday" in page.root.text_content()
     rules = {e["threshold"].get("rule") for e in state.record if e["action"] == "remove"}
     assert "||pagead2.googlesyndication.com^" in rules
+
+
+# -- speed paths give the answers of the slow ones -------------------------------------------
+BASES = ["https://www.example.com/x/y.html", "http://user@h.example:8080/a/b?q#f", "HTTPS://Ex.COM/",
+         "https://h.example/p/../q", "https://[::1]/x"]
+URLS = ["/a/b.png", "/a//b", "/a/./b", "/a/../b", "/a?", "/a#", "/a;p", "/", "/a/", "/ä", "/a b", "/a/.", "/..",
+        "/a?b#c", "/a#b?c", "/a\\b", "//cdn.example/x.js", "x/y.png", "../z.png", "?q=1", "#top",
+        "https://ads.example.com/x", "HTTP://ADS.example.com/x", "https://ads.example.com/a b",
+        "https://[::1/x", "javascript:void(0)", " /pad.png ", "java\tscript:x", "\x01/x", "http:relative",
+        "data:image/png;base64,AA", "mailto:a@b.c", ""]
+
+
+def _absolute_reference(url, base):
+    """The ads filter's URL rule written plainly with urlsplit/urljoin (its speed paths must agree)."""
+    from urllib.parse import urljoin, urlsplit
+    url = url.strip()
+    if not url or url.startswith("#"):
+        return None
+    try:
+        scheme = urlsplit(url).scheme.lower()
+        if not scheme:
+            if base:
+                url = urljoin(base, url)
+            elif url.startswith("//"):
+                url = "https:" + url
+            else:
+                return None
+            scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        return None
+    return url if scheme in ("http", "https") else None
+
+
+@pytest.mark.parametrize("base", BASES + [None])
+def test_url_resolution_fast_paths_agree_with_urljoin(base):
+    for url in URLS:
+        assert AdsFilter._absolute(url, base) == _absolute_reference(url, base), (url, base)
+
+
+def test_generic_rules_index_finds_every_rule_that_matches(rules):
+    """A page holding what each generic rule of the list asks for: the index offers the rule."""
+    from pagesieve.filters.ads import GenericRules, PageIndex
+    texts = ['a[href^="https://ads.example.net/click"]', "[data-ad-slot]", "amp-ad", 'div[id^="adspot-"]',
+             'a[href*="/aff/"]', "div.rail > .promo", 'a[href="https://exact.example.org/"]']
+    index = GenericRules(texts, compile_selector)
+    assert 'a[href*="/aff/"]' in index.always and "[data-ad-slot]" not in index.always
+    html = ('<a href="https://ads.example.net/click?x=1">x</a><div data-ad-slot=1></div><amp-ad></amp-ad>'
+            '<div id=adspot-3></div><a href="https://exact.example.org/">e</a><div class=rail><p class=promo>p</p></div>')
+    page = parse(page_of(html).encode())
+    assert index.candidates(PageIndex(page.root)) >= set(texts)
+    empty = parse(page_of("<a href='https://other.example/'>o</a>").encode())
+    assert index.candidates(PageIndex(empty.root)) == index.always

@@ -1,0 +1,76 @@
+"""Worker processes that start warm and share what is read-only.
+
+The proxy's workers are forked from a *forkserver* (multiprocessing's ``forkserver`` start
+method) that imported pagesieve and built the chain of the proxy's default preset once, before any
+worker exists: the block-list engine and the spaCy model are loaded in that one process. Each
+worker is a fork of it, so it starts in milliseconds with its filters ready, and the loaded lists
+and model weights stay in memory pages that every worker shares copy-on-write (``gc.freeze()``
+keeps the collector from writing to — and so copying — the preloaded objects).
+
+Not a plain fork of the proxy: the proxy runs threads (mitmproxy, asyncio's executors) and a fork
+would copy their locks mid-use. The forkserver is a fresh, single-threaded process started with
+exec; it inherits the proxy's environment, which carries the warm spec (:data:`ENV`: the proxy's
+pid and a base64 pickle of the :class:`~pagesieve.config.ChainSpec`) to :func:`_preload`, run when multiprocessing
+imports this module there. Without the forkserver start method (not POSIX) workers are spawned
+and warm themselves up, as before.
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+import logging
+import multiprocessing
+import os
+import pickle
+import time
+from typing import Any
+
+log = logging.getLogger("pagesieve.proxy.warm")
+
+#: Environment variable carrying the warm spec from the proxy to its forkserver.
+ENV = "PAGESIEVE_WARM_SPEC"
+
+
+def context(warm_spec: Any):
+    """The multiprocessing context for the worker pool: a forkserver preloaded with ``warm_spec``'s
+    chain (the first pool of the process decides it: the forkserver is started once), or spawn."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    if warm_spec is not None:
+        # The proxy's pid first: only its own forkserver (a child) preloads, not any other process
+        # that inherits this environment.
+        os.environ[ENV] = f"{os.getpid()}:" + base64.b64encode(pickle.dumps(warm_spec)).decode("ascii")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
+def start(warm_spec: Any) -> None:
+    """Start the forkserver now (it preloads while the proxy finishes starting); idempotent."""
+    if context(warm_spec).get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+def _preload() -> None:
+    """In the forkserver: build the warm chain, then freeze what exists for the workers to share."""
+    owner, _, data = os.environ.pop(ENV, "").partition(":")
+    if not data or owner != str(os.getppid()):
+        return
+    t0 = time.perf_counter()
+    try:
+        from pagesieve import config as C
+
+        C.build_chain(pickle.loads(base64.b64decode(data)))
+    except Exception:  # noqa: BLE001 - a failed preload only means workers warm up themselves
+        log.exception("worker preload failed; each worker builds its chain when it starts")
+        return
+    gc.collect()
+    gc.freeze()
+    log.info("worker preload: chain built in %.1f s, shared by every worker", time.perf_counter() - t0)
+
+
+if multiprocessing.parent_process() is None and ENV in os.environ:
+    _preload()

@@ -1,0 +1,76 @@
+"""The shared text measurement equals dom.text_len for every element, before and after every kind
+of change a filter makes through its context (random changes on real pages)."""
+
+import random
+
+import pytest
+
+from pagesieve import dom
+from pagesieve.chain import FilterContext, RunState
+from pagesieve.document import parse
+from pagesieve.measure import TextMeasure
+
+HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head><body>"
+        "<div id=a> one <p>two <b>three</b> four</p><!-- no --> five<script>nope()</script> six</div>"
+        "<ul><li>a b</li><li>c</li></ul> tail </body></html>")
+
+
+def check(state: RunState) -> None:
+    m = state.measure()
+    for el in state.root.iter():
+        if isinstance(el.tag, str):
+            assert m.text_len(el) == dom.text_len(el), dom.path(el)
+
+
+def mutate(page, ctx: FilterContext, rng: random.Random, steps: int) -> None:
+    for _ in range(steps):
+        els = [e for e in page.root.iter() if isinstance(e.tag, str) and e.tag not in ("html", "head", "body")]
+        if not els:
+            return
+        el = rng.choice(els)
+        kind = rng.randrange(5)
+        if kind == 0:
+            ctx.remove(el, "test", explain=False)
+        elif kind == 1:
+            ctx.replace(el, dom.element("span", text=rng.choice(["new text", "  ", None, "x y z"])), "test")
+        elif kind == 2:
+            ctx.insert(el, rng.randrange(len(el) + 1), dom.element("em", text="inserted words"))
+        elif kind == 3:
+            ctx.set_text(el, rng.choice([None, "", " a b ", "longer text here"]), tail=rng.random() < 0.5)
+        else:
+            new = dom.element("i", text="x")
+            new.tail = " tail text "
+            ctx.insert(el, 0, new)
+
+
+def test_measure_matches_text_len_on_a_small_page():
+    page = parse(HTML.encode())
+    m = TextMeasure(page.root)
+    assert m.text_len(page.root.find(".//div")) == len("onetwothreefourfivesix")
+    assert m.text_len(page.root.find("head")) == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_measure_stays_exact_through_context_changes(corpus, seed):
+    rng = random.Random(seed)
+    for _, path, _ in rng.sample(corpus, 4):
+        page = parse(path.read_bytes())
+        state = RunState(root=page.root)
+        check(state)
+        ctx = FilterContext("test", state, page)
+        mutate(page, ctx, rng, 40)
+        check(state)
+        ctx.rollback()  # undo drops the measurement; the next one is exact again
+        check(state)
+
+
+def test_checkpoint_edits_are_not_trusted():
+    page = parse(HTML.encode())
+    state = RunState(root=page.root)
+    state.measure()
+    ctx = FilterContext("test", state, page)
+    live = ctx.checkpoint(page.root.find(".//ul"))
+    live[0].text = "changed behind the context's back"  # allowed on a checkpointed copy
+    assert state.measure() is None and ctx.text_len(live) == dom.text_len(live)
+    FilterContext("next", state, page)  # the next filter measures again
+    check(state)
