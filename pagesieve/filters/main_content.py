@@ -461,11 +461,6 @@ class MainContentFilter(Filter):
     @staticmethod
     def _put_headline(body, chosen, headline, byline, ctx) -> None:
         """The headline as the one <h1> before the kept content, then the byline (module docstring)."""
-        first = next((c for c in chosen if ctx.in_document(c)), None)
-        if first is None or first is body or first.getparent() is None or body not in first.iterancestors():
-            first = next((c for c in body if isinstance(c.tag, str)), None)
-            if first is None:
-                return
         text = headline.text if headline.element is not None else _strip_site(headline.text)
         for h in list(body.iter("h1", "h2")):
             if h is headline.element or (h.tag == "h1" and same_words(text, dom.text_of(h))):
@@ -476,6 +471,11 @@ class MainContentFilter(Filter):
                 ctx.replace(h, h2, "a second <h1> below the headline becomes an <h2>")
             else:
                 break  # only the headings before the first <h2> can be the headline's copies
+        first = next((c for c in chosen if ctx.in_document(c)), None)  # after the edits above
+        if first is None or first is body or first.getparent() is None or body not in first.iterancestors():
+            first = next((c for c in body if isinstance(c.tag, str)), None)
+            if first is None:
+                return
         parent = first.getparent()
         index = parent.index(first)
         if headline.element is not None:  # the page's own heading, moved (its id and links stay)

@@ -250,3 +250,19 @@ def test_headline_from_metadata_without_site_name():
     page, _, _ = run_filter("main_content", html)
     (h1,) = page.root.iter("h1")
     assert h1.text == "Storm hits the coast at dawn" and page.root.find(".//p[@class='pagesieve-byline']") is None
+
+
+def test_headline_when_the_chosen_node_is_itself_a_demoted_h1():
+    # A chosen node that the headline step replaces (a second <h1> made <h2>) must not lose its place.
+    from pagesieve.chain import FilterContext, RunState
+    from pagesieve.document import parse
+    from pagesieve.filters.article import Headline
+    from pagesieve.filters.main_content import MainContentFilter
+
+    page = parse(b"<html><body><div id=c><h1 id=x>Other heading here</h1></div></body></html>")
+    body = page.body
+    chosen = [page.root.get_element_by_id("x")]
+    ctx = FilterContext("main_content", RunState(root=page.root), page)
+    MainContentFilter._put_headline(body, chosen, Headline("Storm hits the coast at dawn", "og:title"), None, ctx)
+    assert [(h.tag, h.text) for h in body.iter("h1", "h2")] == [("h1", "Storm hits the coast at dawn"),
+                                                                ("h2", "Other heading here")]
