@@ -24,6 +24,7 @@ sharing filter instances between specs with equal settings.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ import yaml
 
 from pagesieve import settings as S
 from pagesieve.errors import ConfigError
+from pagesieve.lru import LRU
 from pagesieve.output import OutputSettings
 from pagesieve.settings import setting
 
@@ -47,7 +49,7 @@ class SafetySettings:
     max_article_loss: float = setting(
         0.9, "A filter that would remove more than this fraction of the detected article's text "
              "(of the body's text before an article is found) is undone on that page.",
-        minimum=0.0, maximum=1.0, group="advanced")
+        minimum=0.0, maximum=1.0, group="advanced", scope="preset")
 
 
 def _sections() -> dict[str, type]:
@@ -201,6 +203,41 @@ class Config:
             safety=S.build(SafetySettings, merged["safety"], "safety"))
 
 
+def settings_class(key: str) -> tuple[type, str] | None:
+    """The settings class declaring dotted ``key`` and the field's name, or None if ``key`` names no
+    declared setting. ``link_lists.ratio`` is short for ``filters.link_lists.ratio``."""
+    from pagesieve.filters import FILTERS
+
+    parts = key.split(".")
+    if parts[0] in FILTERS:
+        parts = ["filters"] + parts
+    if len(parts) == 3 and parts[0] == "filters" and parts[1] in FILTERS:
+        cls, name = FILTERS[parts[1]].Settings, parts[2]
+    elif len(parts) == 2 and parts[0] in {**_sections(), **global_sections()}:
+        cls, name = {**_sections(), **global_sections()}[parts[0]], parts[1]
+    else:
+        return None
+    return (cls, name) if any(f.name == name for f in dataclasses.fields(cls)) else None
+
+
+def scope_of(key: str) -> str | None:
+    """The scope (:data:`pagesieve.settings.SCOPES`) of dotted setting ``key``; None if no such setting."""
+    found = settings_class(key)
+    return None if found is None else S.scope_of(*found)
+
+
+def check_user_key(key: str) -> None:
+    """Raise :class:`ConfigError` unless ``key`` is a setting a user may change for themselves."""
+    scope = scope_of(key)
+    if scope == S.USER:
+        return
+    if scope is None:
+        raise ConfigError(f"{key}: not a setting a user may change; user settings are listed on the "
+                          "settings page (filters.<name>.<setting>, output.<setting>)")
+    raise ConfigError(f"{key}: {scope}-scope setting, set by the proxy's operator in config.yaml; "
+                      "a user may change only user-scope settings")
+
+
 def load(path: str | os.PathLike | None = None) -> Config:
     """Load and validate a config file (default: ``$PAGESIEVE_CONFIG`` or the repo's ``config.yaml``)."""
     path = Path(path or os.environ.get("PAGESIEVE_CONFIG") or DEFAULT_CONFIG)
@@ -217,7 +254,11 @@ def load(path: str | os.PathLike | None = None) -> Config:
     return Config(data, source=str(path))
 
 
-_INSTANCES: dict[tuple[str, Any], Any] = {}
+#: Filter instances kept for reuse (rule lists and models load once per process). Users' settings
+#: pick instances, so the cache is bounded: the 8 shipped presets use about 40; a user's changed
+#: threshold adds one instance of that filter.
+MAX_FILTER_INSTANCES = 256
+_INSTANCES: LRU[tuple[str, Any], Any] = LRU(MAX_FILTER_INSTANCES)
 
 
 def build_chain(spec: ChainSpec):
@@ -231,7 +272,8 @@ def build_chain(spec: ChainSpec):
         key = (name, cfg)
         inst = _INSTANCES.get(key)
         if inst is None:
-            inst = _INSTANCES[key] = FILTERS[name](cfg)
+            inst = FILTERS[name](cfg)
+            _INSTANCES[key] = inst
         filters.append(inst)
     return Chain(filters, spec.output, spec.safety, preset=spec.preset)
 

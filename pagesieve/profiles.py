@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from pagesieve import state
-from pagesieve.config import Config, overrides_to_tree
+from pagesieve.config import Config, check_user_key, overrides_to_tree
 from pagesieve.errors import ConfigError
 
 log = logging.getLogger("pagesieve.profiles")
@@ -180,6 +180,7 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
     base = profile.preset if profile.preset in cfg.presets else default
     for key, value in profile.overrides.items():  # one by one, so every bad key is reported
         try:
+            check_user_key(key)  # operator- and preset-scope settings never come from a profile
             cfg.resolve(base, overrides_to_tree({key: value}))
         except ConfigError as err:
             errors[key] = str(err)
@@ -198,6 +199,9 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
 class ProfileStore:
     """User profiles in the state database; thread-safe; one connection per store.
 
+    Only user-scope settings are accepted (:func:`pagesieve.config.check_user_key`); a stored key
+    of another scope (saved before scopes existed) is ignored, logged once, never applied.
+
     ``effective()`` is called for every proxied request: it reads a profile once and caches it
     until a save here, or a commit by another process (SQLite's ``PRAGMA data_version``).
     """
@@ -210,6 +214,7 @@ class ProfileStore:
         self._cache: dict[str, Profile] = {}
         self._usable: dict[tuple[str, str | None], tuple[Profile, Profile]] = {}
         self._data_version = None
+        self._logged: set[tuple[str, str, str]] = set()  # (user, key, message) already logged as ignored
         with self._lock:
             state.migrate(self.conn, COMPONENT, MIGRATIONS)
 
@@ -259,7 +264,11 @@ class ProfileStore:
             return profile
         except ProfileError as err:
             bad = err.errors
-        log.warning("profile of %s: ignoring what no longer validates: %s", profile.user, "; ".join(bad.values()))
+        new = {(profile.user, k, m) for k, m in bad.items()} - self._logged
+        if new:  # once per user, key and reason (the profile is re-checked after every commit)
+            self._logged |= new
+            log.warning("profile of %s: ignoring what does not validate: %s", profile.user,
+                        "; ".join(m for _, _, m in sorted(new)))
         keep = Profile(
             profile.user,
             None if "preset" in bad else profile.preset,

@@ -76,11 +76,11 @@ class AdsSettings:
     """How ads are found: which lists, which kinds of rules, and the guard."""
 
     network: bool = setting(True, "Remove elements whose src/href points at an ad or tracking server "
-                                  "(the lists' network rules; the paper's advertisement remover).", group="ignore")
+                                  "(the lists' network rules; the paper's advertisement remover).", group="ignore", scope="user")
     cosmetic: bool = setting(True, "Remove elements the lists hide (##selector rules, generic and "
-                                   "site-specific; #@# exceptions respected).", group="ignore")
+                                   "site-specific; #@# exceptions respected).", group="ignore", scope="user")
     links: bool = setting(True, "Check link targets (<a>/<area> href) too, not only loaded resources "
-                                "(the paper surveys src and href).", group="advanced")
+                                "(the paper surveys src and href).", group="advanced", scope="user")
     lists: tuple[str, ...] = setting(DEBIAN_LISTS, "EasyList-format block lists: file paths or http(s) URLs "
                                                    "(default: Debian's EasyList and EasyPrivacy, package "
                                                    "webext-ublock-origin-firefox).", group="advanced")
@@ -93,7 +93,7 @@ class AdsSettings:
     max_cosmetic_share: float = setting(0.5, "A hiding rule whose matches hold more than this fraction of the "
                                              "article's text (the body's before an article is found) is not "
                                              "applied (pagesieve's guard against rules like ##.article; below "
-                                             "safety.max_article_loss).", minimum=0, maximum=1, group="advanced")
+                                             "safety.max_article_loss).", minimum=0, maximum=1, group="advanced", scope="user")
 
 
 @dataclass(frozen=True)

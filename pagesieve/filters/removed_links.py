@@ -30,14 +30,14 @@ class RemovedLinksSettings:
     """How the removed links come back (the paper's "Append Links to Bottom of Page")."""
 
     label: str = setting("Links removed from this page", "Heading and accessible name (aria-label) of the section.",
-                         group="output")
+                         group="output", scope="user")
     heading_level: int = setting(2, "Level of the section's heading (2 = <h2>).", minimum=1, maximum=6,
-                                 group="output")
+                                 group="output", scope="user")
     max_links: int = setting(0, "List at most this many links (0 = all).", minimum=0, maximum=100000,
-                             group="output")
-    skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output")
+                             group="output", scope="user")
+    skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output", scope="user")
     same_page: bool = setting(False, "Also list links to places on the same page (href starting with #).",
-                              group="output")
+                              group="output", scope="user")
 
 
 class RemovedLinksFilter(Filter):

@@ -34,12 +34,15 @@ from mitmproxy.net.http.headers import parse_content_type
 
 from pagesieve.document import looks_binary, web_label
 from pagesieve.errors import ConfigError
+from pagesieve.lru import LRU
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.proxy_addons.worker import Job, Outcome, filter_page, init_worker
 
 log = logging.getLogger("pagesieve.proxy")
 
 HEADER = "X-Pagesieve"
+#: Resolved chain specs kept per (preset, a user's overrides); beyond this the least recently used goes.
+MAX_SPECS = 1024
 PROFILE_KEY = "pagesieve.profile"
 OWN_PAGE_KEY = "pagesieve.own_page"
 BYPASS_KEY = "pagesieve.bypass"
@@ -155,7 +158,7 @@ class Declutter:
         self._executor = executor  # tests: a thread pool instead of worker processes
         self.pool: WorkerPool | None = None
         self._pool_key: Any = None
-        self._specs: dict[tuple, Any] = {}
+        self._specs: LRU[tuple, Any] = LRU(MAX_SPECS)  # keyed by users' choices: bounded
         self._param = ""
         self._header = ""
 

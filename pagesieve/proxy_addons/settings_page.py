@@ -37,6 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 from mitmproxy import http
 
 from pagesieve import settings as S
+from pagesieve.config import check_user_key, scope_of
 from pagesieve.errors import ConfigError
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
@@ -82,7 +83,7 @@ class Form:
 
         self.cfg = cfg
         self.filters = FILTERS
-        self.output = S.describe(type(cfg.resolve().output))
+        self.output = [i for i in S.describe(type(cfg.resolve().output)) if i["scope"] == S.USER]
 
     # -- values ----------------------------------------------------------------------------------
     def _all_filters(self, preset: str, tree: Mapping | None = None) -> Any:
@@ -124,6 +125,13 @@ class Form:
             return got[-1] if got else None
 
         errors: dict[str, str] = {}
+        fields = {key for key, _ in self._items()}
+        for key in form:  # a setting the page does not offer (the operator's) is refused, not ignored
+            if key not in fields and scope_of(key) is not None:
+                try:
+                    check_user_key(key)
+                except ConfigError as err:
+                    errors[key] = str(err)
         preset = (one("preset") or "").strip() or None
         base = preset if preset in self.cfg.presets else (default_preset or self.cfg.default_preset)
         # The fields showed the settings of the preset the page was rendered with: what differs from
@@ -194,9 +202,10 @@ class Form:
         return raw
 
     def _items(self):
+        """The fields of the page: the user-scope settings (no others are shown or read)."""
         for name, cls in self.filters.items():
             for item in S.describe(cls.Settings):
-                if item["group"] in dict((g, 1) for g, _, _ in GROUPS):
+                if item["group"] in dict((g, 1) for g, _, _ in GROUPS) and item["scope"] == S.USER:
                     yield f"filters.{name}.{item['name']}", item
         for item in self.output:
             yield f"output.{item['name']}", item
@@ -305,7 +314,7 @@ class Form:
     def _group(self, group, title, doc, values, errors) -> str:
         out = [f"<h2>{_esc(title)}</h2><p>{_esc(doc)}</p>"]
         for name, cls in self.filters.items():
-            items = [i for i in S.describe(cls.Settings) if i["group"] == group]
+            items = [i for i in S.describe(cls.Settings) if i["group"] == group and i["scope"] == S.USER]
             if not items:
                 continue
             out.append(f"<fieldset><legend>{_esc(name)}</legend>")
