@@ -33,7 +33,10 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from pagesieve import settings as S
+from pagesieve.chain import Chain
 from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
+from pagesieve.globals import GLOBAL_SECTIONS
 from pagesieve.lru import LRU
 from pagesieve.output import OutputSettings
 from pagesieve.settings import setting
@@ -59,7 +62,6 @@ def _sections() -> dict[str, type]:
 
 def global_sections() -> dict[str, type]:
     """Sections that apply to the whole process, not per preset (the proxy's, users')."""
-    from pagesieve.globals import GLOBAL_SECTIONS
     return GLOBAL_SECTIONS
 
 
@@ -102,8 +104,6 @@ def parse_override(item: str) -> tuple[str, Any]:
 
 def overrides_to_tree(overrides: Iterable[tuple[str, Any]] | Mapping[str, Any]) -> dict:
     """Dotted keys → nested mapping. ``link_lists.ratio`` is short for ``filters.link_lists.ratio``."""
-    from pagesieve.filters import FILTERS
-
     items = overrides.items() if isinstance(overrides, Mapping) else overrides
     tree: dict = {}
     for key, value in items:
@@ -125,8 +125,6 @@ class Config:
     """A loaded, validated configuration."""
 
     def __init__(self, data: Mapping[str, Any], source: str = "<config>") -> None:
-        from pagesieve.filters import FILTERS
-
         if not isinstance(data, Mapping):
             raise ConfigError(f"{source}: expected a mapping at the top level")
         self.source = source
@@ -163,14 +161,19 @@ class Config:
         if name not in self.presets:
             raise ConfigError(f"{key} = {name!r}: unknown preset; available: {', '.join(sorted(self.presets))}")
 
+    def preset_for(self, *choices: str | None) -> str:
+        """The preset that applies: the first of ``choices`` that is set, most specific first (a site
+        rule's, the user's, the proxy's ``--preset``), else the config's ``preset``. The one place
+        that decides it; an unknown name raises :class:`ConfigError`."""
+        preset = next((c for c in choices if c), self.default_preset)
+        self._check_preset_name(preset, "preset")
+        return preset
+
     def resolve(self, preset: str | None = None, overrides: Mapping | None = None) -> ChainSpec:
         """The chain spec for ``preset`` (default: the configured one) with ``overrides`` (a nested
         mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top."""
-        from pagesieve.filters import FILTERS
-
         overrides = dict(overrides or {})
-        preset = overrides.pop("preset", None) or preset or self.default_preset
-        self._check_preset_name(preset, "preset")
+        preset = self.preset_for(overrides.pop("preset", None), preset)
         body = self.presets[preset]
         bad = sorted(set(overrides) - {"chain", "filters", *_sections()})
         if bad:
@@ -206,8 +209,6 @@ class Config:
 def settings_class(key: str) -> tuple[type, str] | None:
     """The settings class declaring dotted ``key`` and the field's name, or None if ``key`` names no
     declared setting. ``link_lists.ratio`` is short for ``filters.link_lists.ratio``."""
-    from pagesieve.filters import FILTERS
-
     parts = key.split(".")
     if parts[0] in FILTERS:
         parts = ["filters"] + parts
@@ -264,9 +265,6 @@ _INSTANCES: LRU[tuple[str, Any], Any] = LRU(MAX_FILTER_INSTANCES)
 def build_chain(spec: ChainSpec):
     """A ready :class:`~pagesieve.chain.Chain` for ``spec``; filter instances are shared
     between chains with equal settings (rule lists and models load once per process)."""
-    from pagesieve.chain import Chain
-    from pagesieve.filters import FILTERS
-
     filters = []
     for name, cfg in spec.filters:
         key = (name, cfg)
@@ -280,8 +278,6 @@ def build_chain(spec: ChainSpec):
 
 def render_defaults() -> str:
     """The generated block of ``config.yaml``: every declared setting with its doc and default."""
-    from pagesieve.filters import FILTERS
-
     def block(cls: type, indent: str) -> list[str]:
         lines = []
         for d in S.describe(cls):

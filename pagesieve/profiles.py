@@ -40,6 +40,7 @@ from typing import Any, Mapping
 from pagesieve import state
 from pagesieve.config import Config, check_user_key, overrides_to_tree
 from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
 
 log = logging.getLogger("pagesieve.profiles")
 
@@ -134,8 +135,6 @@ def site_rule_for(sites: Mapping[str, SiteRule], host: str) -> SiteRule | None:
 def chain_for(cfg: Config, preset: str, toggles: Mapping[str, bool]) -> list[str]:
     """``preset``'s chain with the user's toggles: switched-off filters dropped, switched-on
     ones inserted after the chain's last filter that precedes them in the registry's order."""
-    from pagesieve.filters import FILTERS
-
     chain = [n for n in cfg.presets[preset]["chain"] if toggles.get(n, True)]
     order = list(FILTERS)
     for name, on in toggles.items():
@@ -163,10 +162,8 @@ def overrides_tree(cfg: Config, preset: str, profile: Profile) -> dict:
 def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -> None:
     """Raise :class:`ProfileError` (every bad key with its message) unless ``profile`` resolves
     under ``cfg`` for its preset and for every preset its site rules name."""
-    from pagesieve.filters import FILTERS
-
     errors: dict[str, str] = {}
-    default = default_preset or cfg.default_preset
+    default = cfg.preset_for(default_preset)
     for key, preset in (("preset", profile.preset),
                         *((f"sites.{h}", r.preset) for h, r in profile.sites.items())):
         if preset is not None and preset not in cfg.presets:
@@ -177,7 +174,7 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
             errors[CHAIN_PREFIX + name] = f"{CHAIN_PREFIX}{name}: unknown filter; available: {', '.join(FILTERS)}"
     if len(profile.sites) > MAX_SITE_RULES:
         errors["sites"] = f"sites: at most {MAX_SITE_RULES} per-site rules"
-    base = profile.preset if profile.preset in cfg.presets else default
+    base = cfg.preset_for(profile.preset if profile.preset in cfg.presets else None, default)
     for key, value in profile.overrides.items():  # one by one, so every bad key is reported
         try:
             check_user_key(key)  # operator- and preset-scope settings never come from a profile
@@ -294,7 +291,7 @@ class ProfileStore:
         if rule is not None and rule.bypass:
             return {"user": user, "preset": p.preset, "overrides": {}, "bypass": True}
         preset = (rule.preset if rule else None) or p.preset
-        base = preset or default_preset or self.cfg.default_preset
+        base = self.cfg.preset_for(preset, default_preset)
         return {"user": user, "preset": preset, "overrides": overrides_tree(self.cfg, base, p), "bypass": False}
 
     # -- writing -----------------------------------------------------------------------------

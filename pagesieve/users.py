@@ -22,13 +22,14 @@ import re
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 import bcrypt
 
+from pagesieve import config as C
 from pagesieve.errors import ConfigError, InputError
-from pagesieve.settings import setting
+from pagesieve.globals import UsersSettings  # declared below the proxy (no bcrypt for the engine)
+from pagesieve.profiles import ProfileStore
 
 DEFAULT_USER = "default"
 """The profile everyone shares when authentication is off."""
@@ -46,23 +47,6 @@ MAX_PASSWORD_BYTES = 72
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 _HASH_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
-
-
-@dataclass(frozen=True)
-class UsersSettings:
-    """Proxy users: authentication, their password file, the settings page's address."""
-
-    auth: bool = setting(False, "Ask proxy clients for a user name and password (checked against htpasswd); "
-                                "each user then has their own settings. Off: everyone shares the "
-                                "'default' profile.", group="users")
-    htpasswd: str = setting("~/.config/pagesieve/htpasswd", "The password file (name:bcrypt-hash lines, as "
-                                                            "`htpasswd -B` writes); managed with `pagesieve "
-                                                            "users add|remove|list`. ~ is expanded.",
-                            group="users")
-    settings_host: str = setting("pagesieve.settings", "Host name of the settings page the proxy serves "
-                                                       "itself (open http://<this>/ through the proxy).",
-                                 group="users")
-    realm: str = setting("pagesieve", "The realm named in the proxy's authentication request.", group="users")
 
 
 def check_name(name: str) -> str:
@@ -176,8 +160,6 @@ def _read_password(args) -> str:
 
 
 def _settings(args):
-    from pagesieve import config as C
-
     cfg = C.load(args.config)
     users = cfg.globals["users"]
     return cfg, Htpasswd(args.htpasswd or users.htpasswd)
@@ -205,8 +187,6 @@ def cmd_users(args) -> int:
     ht.write(entries)
     dropped = ""
     if not args.keep_profile:
-        from pagesieve.profiles import ProfileStore
-
         store = ProfileStore(cfg)
         try:
             if store.delete(name):

@@ -1,6 +1,7 @@
 """The proxy's settings (the global ``proxy:`` section) and the addon that holds the configuration.
 
-:class:`ProxySettings` is declared here once; ``config.yaml``'s generated block documents it.
+:class:`ProxySettings` is declared in :mod:`pagesieve.globals` (below the proxy, so the engine reads it
+without mitmproxy).
 :class:`ConfigSource` is the first pagesieve addon: it declares the mitmproxy options
 ``pagesieve_config`` (a config file) and ``pagesieve_preset`` (the default preset), loads and
 validates the file when they change — a bad file is refused with mitmproxy's own option error,
@@ -12,59 +13,17 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from mitmproxy import ctx, exceptions
 
+from pagesieve import config as C
 from pagesieve.errors import ConfigError
-from pagesieve.settings import setting
+from pagesieve.globals import ProxySettings, check_settings
+
+__all__ = ["ConfigSource", "ProxySettings", "check_settings"]
 
 log = logging.getLogger("pagesieve.proxy")
-
-LOG_LEVELS = ("debug", "info", "warning", "error")
-HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
-
-
-@dataclass(frozen=True)
-class ProxySettings:
-    """The filtering proxy (``pagesieve run`` / ``mitmdump -s pagesieve/proxy_addons/script.py``)."""
-
-    listen_host: str = setting("127.0.0.1", "Address the proxy listens on (127.0.0.1: this machine only; "
-                                            "0.0.0.0 exposes it to the network).", group="proxy")
-    listen_port: int = setting(8080, "TCP port the proxy listens on.", minimum=1, maximum=65535, group="proxy")
-    confdir: str = setting("~/.mitmproxy", "mitmproxy's directory: its CA certificate (mitmproxy-ca-cert.pem, "
-                                           "to trust for HTTPS) and its own config.", group="proxy")
-    workers: int = setting(0, "Worker processes that run the filters (0: one per CPU core).",
-                           minimum=0, maximum=256, group="proxy")
-    max_body_bytes: int = setting(8_000_000, "Bodies larger than this many bytes (compressed or decoded) are "
-                                             "served unfiltered (reason=too-large); the largest corpus page "
-                                             "is 1.5 MB.", minimum=1, group="proxy")
-    timeout_seconds: float = setting(10.0, "A page whose filtering takes longer than this many seconds is served "
-                                           "unfiltered (reason=timeout).", minimum=0.01, maximum=600, group="proxy")
-    bypass_hosts: tuple[str, ...] = setting((), "Sites never filtered: a host matches an entry equal to it or "
-                                                "ending in '.' + entry (example.org covers www.example.org).",
-                                            group="proxy")
-    bypass_param: str = setting("pagesieve=off", "Query parameter (name=value) that shows one page unfiltered; "
-                                                 "removed before the request goes to the site. Empty: none.",
-                                group="proxy")
-    bypass_header: str = setting("X-Pagesieve-Bypass", "Request header that, when present and not '0', shows one "
-                                                       "page unfiltered; removed before the request goes to the "
-                                                       "site. Empty: none.", group="proxy")
-    log_level: str = setting("info", "Log level of the proxy's own messages (info: one line per filtered page "
-                                     "and per page served unfiltered because of an error).",
-                             choices=LOG_LEVELS, group="proxy")
-
-
-def check_settings(s: ProxySettings) -> None:
-    """What the declarations cannot say: the bypass parameter and header are well-formed."""
-    p = s.bypass_param
-    if p and ("=" not in p or p.startswith("=") or any(c in p for c in "&?# ")):
-        raise ConfigError(f"proxy.bypass_param = {p!r}: expected name=value, e.g. pagesieve=off, or empty")
-    if s.bypass_header and not HEADER_NAME.match(s.bypass_header):
-        raise ConfigError(f"proxy.bypass_header = {s.bypass_header!r}: expected an HTTP header name, "
-                          "e.g. X-Pagesieve-Bypass, or empty")
 
 
 class ConfigSource:
@@ -84,8 +43,6 @@ class ConfigSource:
                           "pagesieve preset for users who chose none (empty: the config's `preset`).")
 
     def configure(self, updated: set[str]) -> None:
-        from pagesieve import config as C
-
         if "pagesieve_config" in updated or self.cfg is None:
             path = ctx.options.pagesieve_config
             if path or self._given is None:

@@ -39,6 +39,8 @@ from mitmproxy import http
 from pagesieve import settings as S
 from pagesieve.config import check_user_key, scope_of
 from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
+from pagesieve.profiles import Profile, ProfileError, SiteRule, chain_for, normalize_host, overrides_tree
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
 
@@ -79,8 +81,6 @@ class Form:
     """The settings of one user as form fields: rendering, and parsing a submitted form."""
 
     def __init__(self, cfg: Any) -> None:
-        from pagesieve.filters import FILTERS
-
         self.cfg = cfg
         self.filters = FILTERS
         self.output = [i for i in S.describe(type(cfg.resolve().output)) if i["scope"] == S.USER]
@@ -94,9 +94,7 @@ class Form:
 
     def values(self, profile: Any, default_preset: str | None) -> dict[str, Any]:
         """Dotted key → effective value for ``profile`` (what the page shows)."""
-        from pagesieve.profiles import chain_for, overrides_tree
-
-        preset = profile.preset or default_preset or self.cfg.default_preset
+        preset = self.cfg.preset_for(profile.preset, default_preset)
         tree = overrides_tree(self.cfg, preset, profile)
         chain = tree.pop("chain", None) or list(self.cfg.presets[preset]["chain"])
         spec = self._all_filters(preset, tree)
@@ -118,8 +116,6 @@ class Form:
     def parse(self, user: str, form: Mapping[str, list[str]], default_preset: str | None):
         """The profile the submitted ``form`` describes, and the raw values to show back.
         Raises ProfileError (key → message) for values that are not even of the right type."""
-        from pagesieve.profiles import Profile, ProfileError, SiteRule, normalize_host
-
         def one(key: str) -> str | None:
             got = form.get(key)
             return got[-1] if got else None
@@ -133,7 +129,7 @@ class Form:
                 except ConfigError as err:
                     errors[key] = str(err)
         preset = (one("preset") or "").strip() or None
-        base = preset if preset in self.cfg.presets else (default_preset or self.cfg.default_preset)
+        base = self.cfg.preset_for(preset if preset in self.cfg.presets else None, default_preset)
         # The fields showed the settings of the preset the page was rendered with: what differs from
         # that preset's defaults is what the user set (when they also chose another preset, their
         # edits carry over to it; the values they left as shown follow the new preset).
@@ -434,7 +430,7 @@ class SettingsPage:
     def _show(self, user, store, *, values=None, sites=None, errors=None, message="", status=200):
         form = self.form()
         profile = store.get(user)
-        preset = self.source.preset or self.source.cfg.default_preset
+        preset = self.source.cfg.preset_for(self.source.preset)
         if values is None:
             values = form.values(store.usable(profile, self.source.preset), self.source.preset)
             sites = profile.sites
@@ -442,8 +438,6 @@ class SettingsPage:
         return self._page(status, body)
 
     def _save(self, user, store, form_data) -> http.Response:
-        from pagesieve.profiles import ProfileError
-
         form = self.form()
         try:
             profile = form.parse(user, form_data, self.source.preset)
