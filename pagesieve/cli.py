@@ -15,7 +15,10 @@ import logging
 import sys
 from pathlib import Path
 
+from pagesieve import config as C
+from pagesieve.api import Filterer
 from pagesieve.errors import ConfigError, InputError, PagesieveError
+from pagesieve.site_memory import MemorySite
 
 EXIT_ERROR = 2
 
@@ -92,30 +95,23 @@ def read_source(source: str) -> bytes:
         raise InputError(f"cannot read {source}: {err.strerror or err}") from err
 
 
-def load_spec(args):
-    from pagesieve import config as C
-
-    cfg = C.load(args.config)
-    items = [C.parse_override(o) for o in args.overrides]
-    if getattr(args, "output", None):
-        items.append(("output.format", args.output))
-    return cfg, cfg.resolve(args.preset, C.overrides_to_tree(items))
+def filterer_for(args) -> Filterer:
+    """The public API's :class:`~pagesieve.api.Filterer` for ``--config``, ``--preset``, ``--set``
+    and ``--output`` (the operator's command line: every scope of setting is allowed)."""
+    return Filterer(args.preset, output=getattr(args, "output", None), config=C.load(args.config),
+                    settings=dict(C.parse_override(o) for o in args.overrides))
 
 
 def cmd_filter(args) -> int:
-    from pagesieve import config as C
-
-    _, spec = load_spec(args)
+    filterer = filterer_for(args)
+    spec = filterer.spec
     data = read_source(args.source)
-    chain = C.build_chain(spec)
     store = None
     if args.sibling:
-        from pagesieve.site_memory import MemorySite
-
         store = MemorySite()
         for sibling in args.sibling:  # the site's "pages seen before", in the order given
-            chain.process(read_source(sibling), url=Path(sibling).resolve().as_uri(), store=store)
-    result = chain.process(data, url=args.url, store=store)
+            filterer.process(read_source(sibling), url=Path(sibling).resolve().as_uri(), store=store)
+    result = filterer.process(data, url=args.url, store=store)
     sys.stdout.buffer.write(result.body)
     sys.stdout.buffer.flush()
     if args.explain:
@@ -127,8 +123,6 @@ def cmd_filter(args) -> int:
 
 
 def cmd_config(args) -> int:
-    from pagesieve import config as C
-
     if args.action == "defaults":
         sys.stdout.write(C.render_defaults())
         return 0

@@ -174,6 +174,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, C
     """Run ``preset`` (text output, plus ``overrides``) over ``samples`` and score it.
     Per-page errors are counted, never raised."""
     from pagesieve import config as C
+    from pagesieve.api import Filterer
 
     # The truth is the page's main text without its title: the title pagesieve itself adds (the text
     # output's title line, the accessibility step's title-as-<h1> on pages without a heading) is not
@@ -182,7 +183,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, C
     if "accessibility" in cfg.presets[preset].get("chain", ()):
         added.append(("accessibility.title_heading", False))
     spec = cfg.resolve(preset, C.overrides_to_tree([*overrides, ("output.format", "text"), *added]))
-    chain = C.build_chain(spec)
+    filterer = Filterer.for_spec(spec)  # the public API's object, as the CLI uses it
     res = PresetResult(preset=preset, pages=len(samples))
     times: list[float] = []
     ps, rs, fs, noise = [], [], [], []
@@ -192,7 +193,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict[str, C
         page: dict = {"id": s.id}
         t0 = time.perf_counter()
         try:
-            result = chain.process(s.path.read_bytes(), url=s.url)
+            result = filterer.process(s.path.read_bytes(), url=s.url)
             text = result.body.decode(result.encoding, errors="replace")
             if result.failed:
                 res.filter_errors += 1
