@@ -41,7 +41,8 @@ from pagesieve.lru import LRU
 from pagesieve.output import OutputSettings
 from pagesieve.settings import setting
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
+#: The default configuration, shipped inside the package (in the repository, a link to ./config.yaml).
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "config.yaml"
 PRESET_KEYS = ("description", "chain", "output", "safety", "filters")
 
 
