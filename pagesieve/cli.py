@@ -3,6 +3,7 @@
     pagesieve filter [--config FILE] [--preset NAME] [--set key=value ...] [--output html|text]
                      [--url URL] [--explain] [--sibling PAGE ...] SOURCE
     pagesieve config [--config FILE] (check | defaults | presets)
+    pagesieve lists [--config FILE] (update | status)
 
 Errors are one line on stderr (``pagesieve: error: ...``) and exit status 2; never a traceback.
 """
@@ -12,9 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
+from pagesieve import blocklists
 from pagesieve import config as C
 from pagesieve.api import Filterer
 from pagesieve.errors import ConfigError, InputError, PagesieveError
@@ -57,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check: validate; defaults: print the generated settings block; "
                         "regenerate: rewrite that block in the config file; presets: list presets")
     p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("lists", help="block lists of the ads filter: download them (operator command)")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("action", choices=("update", "status"),
+                   help="update: download filters.ads.download_urls into filters.ads.cache_dir; "
+                        "status: which lists the ads filter would use")
+    p.set_defaults(func=cmd_lists)
 
     for extra in _EXTRA_COMMANDS:
         extra(sub)
@@ -122,6 +132,24 @@ def cmd_filter(args) -> int:
     return 0
 
 
+def cmd_lists(args) -> int:
+    ads = C.load(args.config).resolve(None, {"chain": ["ads"]}).settings_of("ads")
+    if args.action == "update":
+        results = blocklists.update(ads.download_urls, ads.cache_dir)
+        for url, path, what in results:
+            print(f"{url}: {'saved to ' + str(path) + ' (' + what + ')' if path else what}")
+        return 0 if all(path for _, path, _ in results) else 1
+    lists = blocklists.with_downloads(ads.lists, ads.cache_dir)
+    usable = [e for e in lists if blocklists.is_url(e) or Path(os.path.expanduser(e)).is_file()]
+    for entry in lists:
+        print(f"{entry}: {'ok' if entry in usable else 'missing — ' + blocklists.how_to_get(entry)}")
+    if not usable:
+        print(f"no block list: the ads filter is inactive (apt install {blocklists.DEBIAN_PACKAGE}, "
+              "or run `pagesieve lists update`)")
+        return 1
+    return 0
+
+
 def cmd_config(args) -> int:
     if args.action == "defaults":
         sys.stdout.write(C.render_defaults())
@@ -146,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Commands whose output goes to stdout/stderr for a reader log only problems unless -v: the
     # `--explain` JSON on stderr stays parseable. The proxy logs its progress (one line a page).
-    quiet = args.command in ("filter", "eval", "config")
+    quiet = args.command in ("filter", "eval", "config", "lists")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
