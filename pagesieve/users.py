@@ -28,7 +28,6 @@ import bcrypt
 
 from pagesieve import config as C
 from pagesieve.errors import ConfigError, InputError
-from pagesieve.globals import UsersSettings  # declared below the proxy (no bcrypt for the engine)
 from pagesieve.profiles import ProfileStore
 
 DEFAULT_USER = "default"

@@ -96,7 +96,7 @@ class Form:
         """Dotted key → effective value for ``profile`` (what the page shows)."""
         preset = self.cfg.preset_for(profile.preset, default_preset)
         tree = overrides_tree(self.cfg, preset, profile)
-        chain = tree.pop("chain", None) or list(self.cfg.presets[preset]["chain"])
+        tree.pop("chain", None)  # the chain shown is chain_for(...) below
         spec = self._all_filters(preset, tree)
         out: dict[str, Any] = {"preset": profile.preset or "", "chain": chain_for(self.cfg, preset, profile.toggles)}
         for name, inst in spec.filters:

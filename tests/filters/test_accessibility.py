@@ -449,7 +449,7 @@ EVERYTHING = (
     "<figure><figcaption id=orphan>Gone</figcaption></figure>"
     "<table id=layout><tr><td>a</td><td>b</td></tr></table>" + DATA_TABLE +
     "<video id=v autoplay src=a.mp4></video><marquee id=m>news</marquee>"
-    f"<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
+    "<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
 
 def head_css(page):
     return "".join(st.text or "" for st in page.root.findall("head/style"))
