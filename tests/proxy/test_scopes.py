@@ -11,6 +11,7 @@ by the operator (``pagesieve filter --set``) do take effect, so each check could
 from __future__ import annotations
 
 import json
+from html import unescape
 import sqlite3
 import subprocess
 import sys
@@ -109,7 +110,7 @@ def test_every_non_user_key_is_refused_by_the_settings_page(setup):
             r = post(c, changed(fields, **{key.replace(".", "__"): value}))
             assert r.status_code == 400, key
             assert "Nothing was saved" in r.text
-            assert f"{key}: {d['scope']}-scope setting, set by the proxy&#x27;s operator in config.yaml" in r.text
+            assert f"{key}: {d['scope']}-scope setting, set by the proxy's operator in config.yaml" in unescape(r.text)
         # Nothing was stored: the page still shows the defaults, a page is filtered as before.
         assert browser_form(c.get(SETTINGS).text) == fields
     assert not any(p.startswith("/list.txt") for _, p, _ in origin.seen)

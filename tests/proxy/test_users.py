@@ -39,7 +39,7 @@ def browser_form(page_html: str) -> list[tuple[str, str]]:
             chosen = [o for o in el.iter("option") if o.get("selected") is not None]
             opt = chosen[0] if chosen else next(el.iter("option"))
             out.append((el.name, opt.get("value", opt.text_content())))
-        elif el.get("type") == "checkbox":
+        elif el.get("type") in ("checkbox", "radio"):
             if el.checked:
                 out.append((el.name, el.get("value") or "on"))
         else:
