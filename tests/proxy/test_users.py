@@ -211,7 +211,15 @@ def test_settings_page_reflows_and_passes_axe_with_an_error_shown(setup, tmp_pat
     from tests.proxy.test_browser import CHROMIUM, launch
     if not os.path.exists(CHROMIUM) or missing():
         pytest.skip(f"chromium or axe-core not available: {missing()}")
-    _, _, _, proxy = setup
+    tmp, config, _, _ = setup
+    proxy = start_proxy(tmp / "p4", config=config)  # the module's proxy may be stopped (restart test)
+    try:
+        _reflow_and_axe(sync_api, proxy, _RUN, AXE_JS, GATED, TAGS, launch)
+    finally:
+        proxy.stop()
+
+
+def _reflow_and_axe(sync_api, proxy, _RUN, AXE_JS, GATED, TAGS, launch) -> None:
     with sync_api.sync_playwright() as p:
         browser = launch(p, proxy.url, "alice", USERS["alice"])
         context = browser.new_context(bypass_csp=True)  # to inject axe; the page itself runs no script
