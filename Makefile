@@ -2,15 +2,18 @@
 VENV ?= .venv
 ARGS ?=
 
-.PHONY: setup run test bench
+.PHONY: setup run test lint bench
 setup:
 	VENV=$(VENV) EXTRAS=test ./scripts/setup.sh
 
 run: setup
 	$(VENV)/bin/pagesieve run $(ARGS)
 
-test: setup
+test: setup lint
 	$(VENV)/bin/python -m pytest $(ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check pagesieve tests benchmarks scripts
 
 bench:
 	VENV=$(VENV) EXTRAS=test,bench ./scripts/setup.sh

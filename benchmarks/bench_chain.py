@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             totals.append(best)
             for f in best_filters:
                 per_filter[f["filter"]].append(f["ms"])
-        mem = [peak_kib(lambda d, s=s: chain.process(d, url=s.url), d) for s, d in mem_pages]
+        mem = [peak_kib(lambda d, s=s, c=chain: c.process(d, url=s.url), d) for s, d in mem_pages]
         print(f"\n== {preset}  (chain built and warmed in {load_ms:.0f} ms; {failed} pages with a failed filter)")
         ratios = [t / f for t, f in zip(totals, floors)]
         print(f"   total    median {statistics.median(totals):7.2f} ms  p95 {_percentile(totals, 0.95):7.2f} ms  "

@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         md, md_port = start_mitmdump(tmp)
         targets = {"pagesieve": ps.url, "mitmdump": f"http://127.0.0.1:{md_port}"}
         try:
-            for name, url in targets.items():  # warm both up (workers, connections)
+            for url in targets.values():  # warm both up (workers, connections)
                 asyncio.run(fetch_all(url, urls[:4], 2))
             print(f"\n{'clients':>7} {'proxy':<10} {'pages/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'filtered':>8}")
             rows = {}

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import adblock
 
+from pagesieve.errors import ConfigError
+
 log = logging.getLogger("pagesieve.blocklists")
 
 DEBIAN_PACKAGE = "webext-ublock-origin-firefox"
@@ -71,10 +73,52 @@ def how_to_get(entry: str) -> str:
         advice.append(f"on Debian/Ubuntu: apt install {DEBIAN_PACKAGE}")
     url = DOWNLOADS.get(name)
     if url:
-        advice.append(f"or download {url} and set filters.ads.lists to the file")
+        advice.append(f"or run `pagesieve lists update` (downloads {url} once into filters.ads.cache_dir)")
     else:
         advice.append("or set filters.ads.lists to an EasyList-format file or http(s) URL")
     return "; ".join(advice)
+
+
+def downloads_dir(cache_dir: str | None) -> Path | None:
+    """Where ``pagesieve lists update`` keeps the lists it downloaded (under ``filters.ads.cache_dir``)."""
+    return Path(os.path.expandvars(os.path.expanduser(cache_dir))) / "lists" if cache_dir else None
+
+
+def with_downloads(lists: tuple[str, ...], cache_dir: str | None) -> tuple[str, ...]:
+    """``lists`` with each local file that is missing replaced by the copy of the same list that
+    ``pagesieve lists update`` downloaded, when there is one (the Debian package is one source of
+    EasyList and EasyPrivacy, the operator's download the other)."""
+    where = downloads_dir(cache_dir)
+    out = []
+    for entry in lists:
+        if where is not None and not is_url(entry) and not Path(os.path.expanduser(entry)).is_file():
+            copy = where / os.path.basename(entry)
+            if copy.is_file():
+                entry = str(copy)
+        out.append(entry)
+    return tuple(out)
+
+
+def update(urls: tuple[str, ...], cache_dir: str | None) -> list[tuple[str, Path | None, str]]:
+    """Download each of ``urls`` once into :func:`downloads_dir` (the operator's command, never a
+    page's): per URL, (url, the file written or None, what happened)."""
+    where = downloads_dir(cache_dir)
+    if where is None:
+        raise ConfigError("filters.ads.cache_dir is null: there is nowhere to keep downloaded block lists")
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"filters.ads.cache_dir: cannot create {where}: {err.strerror or err}") from err
+    out: list[tuple[str, Path | None, str]] = []
+    for url in urls:
+        name = os.path.basename(url.split("?", 1)[0]) or "list.txt"
+        data, reason = _fetch(url, None, 0)
+        if data is None:
+            out.append((url, None, reason))
+            continue
+        _write_atomic(where / name, data)
+        out.append((url, where / name, f"{len(data)} bytes"))
+    return out
 
 
 def _cache_path(cache_dir: str | None) -> Path | None:

@@ -108,7 +108,7 @@ class FilterContext:
     def in_document(self, node: HtmlElement) -> bool:
         """True when ``node`` is still attached to the page (not inside a removed subtree)."""
         top = node
-        for top in node.iterancestors():
+        for top in node.iterancestors():  # noqa: B007 - the last ancestor is what is wanted
             pass
         return top is self.page.root or node is self.page.root
 

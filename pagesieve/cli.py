@@ -3,6 +3,7 @@
     pagesieve filter [--config FILE] [--preset NAME] [--set key=value ...] [--output html|text]
                      [--url URL] [--explain] [--sibling PAGE ...] SOURCE
     pagesieve config [--config FILE] (check | defaults | presets)
+    pagesieve lists [--config FILE] (update | status)
 
 Errors are one line on stderr (``pagesieve: error: ...``) and exit status 2; never a traceback.
 """
@@ -12,10 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
+from pagesieve import blocklists
+from pagesieve import config as C
+from pagesieve.api import Filterer
 from pagesieve.errors import ConfigError, InputError, PagesieveError
+from pagesieve.site_memory import MemorySite
 
 EXIT_ERROR = 2
 
@@ -55,6 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "regenerate: rewrite that block in the config file; presets: list presets")
     p.set_defaults(func=cmd_config)
 
+    p = sub.add_parser("lists", help="block lists of the ads filter: download them (operator command)")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("action", choices=("update", "status"),
+                   help="update: download filters.ads.download_urls into filters.ads.cache_dir; "
+                        "status: which lists the ads filter would use")
+    p.set_defaults(func=cmd_lists)
+
     for extra in _EXTRA_COMMANDS:
         extra(sub)
     return parser
@@ -92,30 +105,23 @@ def read_source(source: str) -> bytes:
         raise InputError(f"cannot read {source}: {err.strerror or err}") from err
 
 
-def load_spec(args):
-    from pagesieve import config as C
-
-    cfg = C.load(args.config)
-    items = [C.parse_override(o) for o in args.overrides]
-    if getattr(args, "output", None):
-        items.append(("output.format", args.output))
-    return cfg, cfg.resolve(args.preset, C.overrides_to_tree(items))
+def filterer_for(args) -> Filterer:
+    """The public API's :class:`~pagesieve.api.Filterer` for ``--config``, ``--preset``, ``--set``
+    and ``--output`` (the operator's command line: every scope of setting is allowed)."""
+    return Filterer(args.preset, output=getattr(args, "output", None), config=C.load(args.config),
+                    settings=dict(C.parse_override(o) for o in args.overrides))
 
 
 def cmd_filter(args) -> int:
-    from pagesieve import config as C
-
-    _, spec = load_spec(args)
+    filterer = filterer_for(args)
+    spec = filterer.spec
     data = read_source(args.source)
-    chain = C.build_chain(spec)
     store = None
     if args.sibling:
-        from pagesieve.site_memory import MemorySite
-
         store = MemorySite()
         for sibling in args.sibling:  # the site's "pages seen before", in the order given
-            chain.process(read_source(sibling), url=Path(sibling).resolve().as_uri(), store=store)
-    result = chain.process(data, url=args.url, store=store)
+            filterer.process(read_source(sibling), url=Path(sibling).resolve().as_uri(), store=store)
+    result = filterer.process(data, url=args.url, store=store)
     sys.stdout.buffer.write(result.body)
     sys.stdout.buffer.flush()
     if args.explain:
@@ -126,9 +132,25 @@ def cmd_filter(args) -> int:
     return 0
 
 
-def cmd_config(args) -> int:
-    from pagesieve import config as C
+def cmd_lists(args) -> int:
+    ads = C.load(args.config).resolve(None, {"chain": ["ads"]}).settings_of("ads")
+    if args.action == "update":
+        results = blocklists.update(ads.download_urls, ads.cache_dir)
+        for url, path, what in results:
+            print(f"{url}: {'saved to ' + str(path) + ' (' + what + ')' if path else what}")
+        return 0 if all(path for _, path, _ in results) else 1
+    lists = blocklists.with_downloads(ads.lists, ads.cache_dir)
+    usable = [e for e in lists if blocklists.is_url(e) or Path(os.path.expanduser(e)).is_file()]
+    for entry in lists:
+        print(f"{entry}: {'ok' if entry in usable else 'missing — ' + blocklists.how_to_get(entry)}")
+    if not usable:
+        print(f"no block list: the ads filter is inactive (apt install {blocklists.DEBIAN_PACKAGE}, "
+              "or run `pagesieve lists update`)")
+        return 1
+    return 0
 
+
+def cmd_config(args) -> int:
     if args.action == "defaults":
         sys.stdout.write(C.render_defaults())
         return 0
@@ -152,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Commands whose output goes to stdout/stderr for a reader log only problems unless -v: the
     # `--explain` JSON on stderr stays parseable. The proxy logs its progress (one line a page).
-    quiet = args.command in ("filter", "eval", "config")
+    quiet = args.command in ("filter", "eval", "config", "lists")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

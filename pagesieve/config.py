@@ -24,6 +24,7 @@ sharing filter instances between specs with equal settings.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,11 +33,16 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from pagesieve import settings as S
+from pagesieve.chain import Chain
 from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
+from pagesieve.globals import GLOBAL_SECTIONS
+from pagesieve.lru import LRU
 from pagesieve.output import OutputSettings
 from pagesieve.settings import setting
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
+#: The default configuration, shipped inside the package (in the repository, a link to ./config.yaml).
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "config.yaml"
 PRESET_KEYS = ("description", "chain", "output", "safety", "filters")
 
 
@@ -47,7 +53,7 @@ class SafetySettings:
     max_article_loss: float = setting(
         0.9, "A filter that would remove more than this fraction of the detected article's text "
              "(of the body's text before an article is found) is undone on that page.",
-        minimum=0.0, maximum=1.0, group="advanced")
+        minimum=0.0, maximum=1.0, group="advanced", scope="preset")
 
 
 def _sections() -> dict[str, type]:
@@ -57,7 +63,6 @@ def _sections() -> dict[str, type]:
 
 def global_sections() -> dict[str, type]:
     """Sections that apply to the whole process, not per preset (the proxy's, users')."""
-    from pagesieve.globals import GLOBAL_SECTIONS
     return GLOBAL_SECTIONS
 
 
@@ -100,8 +105,6 @@ def parse_override(item: str) -> tuple[str, Any]:
 
 def overrides_to_tree(overrides: Iterable[tuple[str, Any]] | Mapping[str, Any]) -> dict:
     """Dotted keys → nested mapping. ``link_lists.ratio`` is short for ``filters.link_lists.ratio``."""
-    from pagesieve.filters import FILTERS
-
     items = overrides.items() if isinstance(overrides, Mapping) else overrides
     tree: dict = {}
     for key, value in items:
@@ -123,8 +126,6 @@ class Config:
     """A loaded, validated configuration."""
 
     def __init__(self, data: Mapping[str, Any], source: str = "<config>") -> None:
-        from pagesieve.filters import FILTERS
-
         if not isinstance(data, Mapping):
             raise ConfigError(f"{source}: expected a mapping at the top level")
         self.source = source
@@ -161,14 +162,19 @@ class Config:
         if name not in self.presets:
             raise ConfigError(f"{key} = {name!r}: unknown preset; available: {', '.join(sorted(self.presets))}")
 
+    def preset_for(self, *choices: str | None) -> str:
+        """The preset that applies: the first of ``choices`` that is set, most specific first (a site
+        rule's, the user's, the proxy's ``--preset``), else the config's ``preset``. The one place
+        that decides it; an unknown name raises :class:`ConfigError`."""
+        preset = next((c for c in choices if c), self.default_preset)
+        self._check_preset_name(preset, "preset")
+        return preset
+
     def resolve(self, preset: str | None = None, overrides: Mapping | None = None) -> ChainSpec:
         """The chain spec for ``preset`` (default: the configured one) with ``overrides`` (a nested
         mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top."""
-        from pagesieve.filters import FILTERS
-
         overrides = dict(overrides or {})
-        preset = overrides.pop("preset", None) or preset or self.default_preset
-        self._check_preset_name(preset, "preset")
+        preset = self.preset_for(overrides.pop("preset", None), preset)
         body = self.presets[preset]
         bad = sorted(set(overrides) - {"chain", "filters", *_sections()})
         if bad:
@@ -201,6 +207,39 @@ class Config:
             safety=S.build(SafetySettings, merged["safety"], "safety"))
 
 
+def settings_class(key: str) -> tuple[type, str] | None:
+    """The settings class declaring dotted ``key`` and the field's name, or None if ``key`` names no
+    declared setting. ``link_lists.ratio`` is short for ``filters.link_lists.ratio``."""
+    parts = key.split(".")
+    if parts[0] in FILTERS:
+        parts = ["filters"] + parts
+    if len(parts) == 3 and parts[0] == "filters" and parts[1] in FILTERS:
+        cls, name = FILTERS[parts[1]].Settings, parts[2]
+    elif len(parts) == 2 and parts[0] in {**_sections(), **global_sections()}:
+        cls, name = {**_sections(), **global_sections()}[parts[0]], parts[1]
+    else:
+        return None
+    return (cls, name) if any(f.name == name for f in dataclasses.fields(cls)) else None
+
+
+def scope_of(key: str) -> str | None:
+    """The scope (:data:`pagesieve.settings.SCOPES`) of dotted setting ``key``; None if no such setting."""
+    found = settings_class(key)
+    return None if found is None else S.scope_of(*found)
+
+
+def check_user_key(key: str) -> None:
+    """Raise :class:`ConfigError` unless ``key`` is a setting a user may change for themselves."""
+    scope = scope_of(key)
+    if scope == S.USER:
+        return
+    if scope is None:
+        raise ConfigError(f"{key}: not a setting a user may change; user settings are listed on the "
+                          "settings page (filters.<name>.<setting>, output.<setting>)")
+    raise ConfigError(f"{key}: {scope}-scope setting, set by the proxy's operator in config.yaml; "
+                      "a user may change only user-scope settings")
+
+
 def load(path: str | os.PathLike | None = None) -> Config:
     """Load and validate a config file (default: ``$PAGESIEVE_CONFIG`` or the repo's ``config.yaml``)."""
     path = Path(path or os.environ.get("PAGESIEVE_CONFIG") or DEFAULT_CONFIG)
@@ -217,29 +256,29 @@ def load(path: str | os.PathLike | None = None) -> Config:
     return Config(data, source=str(path))
 
 
-_INSTANCES: dict[tuple[str, Any], Any] = {}
+#: Filter instances kept for reuse (rule lists and models load once per process). Users' settings
+#: pick instances, so the cache is bounded: the 8 shipped presets use about 40; a user's changed
+#: threshold adds one instance of that filter.
+MAX_FILTER_INSTANCES = 256
+_INSTANCES: LRU[tuple[str, Any], Any] = LRU(MAX_FILTER_INSTANCES)
 
 
 def build_chain(spec: ChainSpec):
     """A ready :class:`~pagesieve.chain.Chain` for ``spec``; filter instances are shared
     between chains with equal settings (rule lists and models load once per process)."""
-    from pagesieve.chain import Chain
-    from pagesieve.filters import FILTERS
-
     filters = []
     for name, cfg in spec.filters:
         key = (name, cfg)
         inst = _INSTANCES.get(key)
         if inst is None:
-            inst = _INSTANCES[key] = FILTERS[name](cfg)
+            inst = FILTERS[name](cfg)
+            _INSTANCES[key] = inst
         filters.append(inst)
     return Chain(filters, spec.output, spec.safety, preset=spec.preset)
 
 
 def render_defaults() -> str:
     """The generated block of ``config.yaml``: every declared setting with its doc and default."""
-    from pagesieve.filters import FILTERS
-
     def block(cls: type, indent: str) -> list[str]:
         lines = []
         for d in S.describe(cls):

@@ -284,7 +284,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     if "accessibility" in cfg.presets[preset].get("chain", ()):
         added.append(("accessibility.title_heading", False))
     spec = cfg.resolve(preset, C.overrides_to_tree([*overrides, ("output.format", "text"), *added]))
-    chain = C.build_chain(spec)
+    filterer = Filterer.for_spec(spec)  # the public API's object, as the CLI uses it
     res = PresetResult(preset=preset, pages=len(samples))
     times: list[float] = []
     ps, rs, fs, noise, noise_nl, heads = [], [], [], [], [], []

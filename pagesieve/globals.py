@@ -1,14 +1,79 @@
 """Sections of ``config.yaml`` that apply to the whole process rather than to one preset.
 
-Each is a frozen settings dataclass declared next to the code that uses it; this is the one
-place that lists them (so ``config.yaml``'s generated block and validation see them all).
+They are declared here, below the proxy: the engine (:mod:`pagesieve.config`, ``pagesieve filter``)
+reads and validates them without importing mitmproxy or bcrypt, and the proxy layer
+(:mod:`pagesieve.proxy_addons`, :mod:`pagesieve.users`) imports them from here — never the reverse.
+This is the one place that lists them (so ``config.yaml``'s generated block and validation see
+them all). Every setting here is operator-scope (the default of :func:`~pagesieve.settings.setting`).
 """
 
 from __future__ import annotations
 
-from pagesieve.proxy_addons.options import ProxySettings
+import re
+from dataclasses import dataclass
+
+from pagesieve.errors import ConfigError
+from pagesieve.settings import setting
 from pagesieve.state import StateSettings
-from pagesieve.users import UsersSettings
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@dataclass(frozen=True)
+class ProxySettings:
+    """The filtering proxy (``pagesieve run`` / ``mitmdump -s pagesieve/proxy_addons/script.py``)."""
+
+    listen_host: str = setting("127.0.0.1", "Address the proxy listens on (127.0.0.1: this machine only; "
+                                            "0.0.0.0 exposes it to the network).", group="proxy")
+    listen_port: int = setting(8080, "TCP port the proxy listens on.", minimum=1, maximum=65535, group="proxy")
+    confdir: str = setting("~/.mitmproxy", "mitmproxy's directory: its CA certificate (mitmproxy-ca-cert.pem, "
+                                           "to trust for HTTPS) and its own config.", group="proxy")
+    workers: int = setting(0, "Worker processes that run the filters (0: one per CPU core).",
+                           minimum=0, maximum=256, group="proxy")
+    max_body_bytes: int = setting(8_000_000, "Bodies larger than this many bytes (compressed or decoded) are "
+                                             "served unfiltered (reason=too-large); the largest corpus page "
+                                             "is 1.5 MB.", minimum=1, group="proxy")
+    timeout_seconds: float = setting(10.0, "A page whose filtering takes longer than this many seconds is served "
+                                           "unfiltered (reason=timeout); time waiting for a free worker does "
+                                           "not count.", minimum=0.01, maximum=600, group="proxy")
+    max_queue_ms: int = setting(2000, "A page that would wait longer than this many milliseconds for a free "
+                                      "worker is served unfiltered (reason=busy): an overloaded proxy degrades "
+                                      "to a plain proxy instead of slowing every page down.",
+                                minimum=0, maximum=600_000, group="proxy")
+    bypass_hosts: tuple[str, ...] = setting((), "Sites never filtered: a host matches an entry equal to it or "
+                                                "ending in '.' + entry (example.org covers www.example.org).",
+                                            group="proxy")
+    bypass_param: str = setting("pagesieve=off", "Query parameter (name=value) that shows one page unfiltered; "
+                                                 "removed before the request goes to the site. Empty: none.",
+                                pattern=(r"(?:[^=&?# ][^&?# ]*=[^&?# ]*)?",
+                                         "name=value, e.g. pagesieve=off, or empty"), group="proxy")
+    bypass_header: str = setting("X-Pagesieve-Bypass", "Request header that, when present and not '0', shows one "
+                                                       "page unfiltered; removed before the request goes to the "
+                                                       "site. Empty: none.",
+                                 pattern=(r"[!#$%&'*+.^_`|~0-9A-Za-z-]*",
+                                          "an HTTP header name, e.g. X-Pagesieve-Bypass, or empty"), group="proxy")
+    log_level: str = setting("info", "Log level of the proxy's own messages (info: one line per filtered page "
+                                     "and per page served unfiltered because of an error).",
+                             choices=LOG_LEVELS, group="proxy")
+
+
+@dataclass(frozen=True)
+class UsersSettings:
+    """Proxy users: authentication, their password file, the settings page's address."""
+
+    auth: bool = setting(False, "Ask proxy clients for a user name and password (checked against htpasswd); "
+                                "each user then has their own settings. Off: everyone shares the "
+                                "'default' profile.", group="users")
+    htpasswd: str = setting("~/.config/pagesieve/htpasswd", "The password file (name:bcrypt-hash lines, as "
+                                                            "`htpasswd -B` writes); managed with `pagesieve "
+                                                            "users add|remove|list`. ~ is expanded.",
+                            group="users")
+    settings_host: str = setting("pagesieve.settings", "Host name of the settings page the proxy serves "
+                                                       "itself (open http://<this>/ through the proxy).",
+                                 group="users")
+    realm: str = setting("pagesieve", "The realm named in the proxy's authentication request.", group="users")
+
+
 
 GLOBAL_SECTIONS: dict[str, type] = {
     "proxy": ProxySettings,

@@ -33,15 +33,15 @@ class OutputSettings:
     """How the filtered page is returned."""
 
     format: Literal["html", "text"] = setting("html", "Return the page as HTML, or as plain text for speech or storage.",
-                                              group="output")
+                                              group="output", scope="user")
     limit_line_breaks: bool = setting(True, "In text output, limit the number of consecutive line breaks.",
-                                      group="output")
+                                      group="output", scope="user")
     max_line_breaks: int = setting(2, "In text output, at most this many line breaks in a row (2 = one blank line).",
-                                   minimum=1, maximum=10, group="output")
+                                   minimum=1, maximum=10, group="output", scope="user")
     image_alt_in_text: bool = setting(False, "In text output, keep each image's alt text, in [brackets].",
-                                      group="output")
+                                      group="output", scope="user")
     text_title: bool = setting(True, "In text output, start with the page's <title> (when the text does not "
-                                     "already start with it).", group="output")
+                                     "already start with it).", group="output", scope="user")
 
 
 #: Text output is always UTF-8 (a legacy charset would turn characters it lacks into "&#263;",

@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from pagesieve import state
-from pagesieve.config import Config, overrides_to_tree
+from pagesieve.config import Config, check_user_key, overrides_to_tree
 from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
 
 log = logging.getLogger("pagesieve.profiles")
 
@@ -134,8 +135,6 @@ def site_rule_for(sites: Mapping[str, SiteRule], host: str) -> SiteRule | None:
 def chain_for(cfg: Config, preset: str, toggles: Mapping[str, bool]) -> list[str]:
     """``preset``'s chain with the user's toggles: switched-off filters dropped, switched-on
     ones inserted after the chain's last filter that precedes them in the registry's order."""
-    from pagesieve.filters import FILTERS
-
     chain = [n for n in cfg.presets[preset]["chain"] if toggles.get(n, True)]
     order = list(FILTERS)
     for name, on in toggles.items():
@@ -163,10 +162,8 @@ def overrides_tree(cfg: Config, preset: str, profile: Profile) -> dict:
 def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -> None:
     """Raise :class:`ProfileError` (every bad key with its message) unless ``profile`` resolves
     under ``cfg`` for its preset and for every preset its site rules name."""
-    from pagesieve.filters import FILTERS
-
     errors: dict[str, str] = {}
-    default = default_preset or cfg.default_preset
+    default = cfg.preset_for(default_preset)
     for key, preset in (("preset", profile.preset),
                         *((f"sites.{h}", r.preset) for h, r in profile.sites.items())):
         if preset is not None and preset not in cfg.presets:
@@ -177,9 +174,10 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
             errors[CHAIN_PREFIX + name] = f"{CHAIN_PREFIX}{name}: unknown filter; available: {', '.join(FILTERS)}"
     if len(profile.sites) > MAX_SITE_RULES:
         errors["sites"] = f"sites: at most {MAX_SITE_RULES} per-site rules"
-    base = profile.preset if profile.preset in cfg.presets else default
+    base = cfg.preset_for(profile.preset if profile.preset in cfg.presets else None, default)
     for key, value in profile.overrides.items():  # one by one, so every bad key is reported
         try:
+            check_user_key(key)  # operator- and preset-scope settings never come from a profile
             cfg.resolve(base, overrides_to_tree({key: value}))
         except ConfigError as err:
             errors[key] = str(err)
@@ -198,6 +196,9 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
 class ProfileStore:
     """User profiles in the state database; thread-safe; one connection per store.
 
+    Only user-scope settings are accepted (:func:`pagesieve.config.check_user_key`); a stored key
+    of another scope (saved before scopes existed) is ignored, logged once, never applied.
+
     ``effective()`` is called for every proxied request: it reads a profile once and caches it
     until a save here, or a commit by another process (SQLite's ``PRAGMA data_version``).
     """
@@ -210,6 +211,7 @@ class ProfileStore:
         self._cache: dict[str, Profile] = {}
         self._usable: dict[tuple[str, str | None], tuple[Profile, Profile]] = {}
         self._data_version = None
+        self._logged: set[tuple[str, str, str]] = set()  # (user, key, message) already logged as ignored
         with self._lock:
             state.migrate(self.conn, COMPONENT, MIGRATIONS)
 
@@ -259,7 +261,11 @@ class ProfileStore:
             return profile
         except ProfileError as err:
             bad = err.errors
-        log.warning("profile of %s: ignoring what no longer validates: %s", profile.user, "; ".join(bad.values()))
+        new = {(profile.user, k, m) for k, m in bad.items()} - self._logged
+        if new:  # once per user, key and reason (the profile is re-checked after every commit)
+            self._logged |= new
+            log.warning("profile of %s: ignoring what does not validate: %s", profile.user,
+                        "; ".join(m for _, _, m in sorted(new)))
         keep = Profile(
             profile.user,
             None if "preset" in bad else profile.preset,
@@ -285,7 +291,7 @@ class ProfileStore:
         if rule is not None and rule.bypass:
             return {"user": user, "preset": p.preset, "overrides": {}, "bypass": True}
         preset = (rule.preset if rule else None) or p.preset
-        base = preset or default_preset or self.cfg.default_preset
+        base = self.cfg.preset_for(preset, default_preset)
         return {"user": user, "preset": preset, "overrides": overrides_tree(self.cfg, base, p), "bypass": False}
 
     # -- writing -----------------------------------------------------------------------------

@@ -17,20 +17,37 @@ from typing import Any, Literal, Mapping
 from pagesieve.errors import ConfigError
 
 
+#: Who may set a setting (see :func:`setting`).
+OPERATOR, PRESET, USER = "operator", "preset", "user"
+SCOPES = (OPERATOR, PRESET, USER)
+
+
 def setting(default: Any, doc: str, *, minimum: float | None = None,
             maximum: float | None = None, choices: tuple | None = None, group: str | None = None,
-            pattern: tuple[str, str] | None = None) -> Any:
-    """A settings field: default value, one-line doc, optional bounds/choices.
+            pattern: tuple[str, str] | None = None, scope: str = OPERATOR) -> Any:
+    """A settings field: default value, one-line doc, optional bounds/choices, and its scope.
 
     ``pattern`` is (regular expression a string value must match in full, what that allows in
     words): the one check of such a value, wherever it is set.
 
     ``group`` names the settings-page group (the paper's "Ignore"/"Advanced"/"Output" screens).
+    ``scope`` says who may set it:
+
+    - ``"operator"`` (the default): only ``config.yaml`` and the operator's command line — sources,
+      paths, models, caches, limits, anything that reaches the network, the disk or an import;
+    - ``"preset"``: what shapes a preset's chain (a filter's mode); ``config.yaml`` and its presets;
+    - ``"user"``: what a person may change for themselves (the settings page, their profile).
+
+    The default is ``"operator"`` because forgetting to widen a setting costs a field missing
+    from the settings page (seen at once, and pinned by a test), while forgetting to narrow one
+    would let any proxy client steer the proxy's network, disk or imports.
     """
     if isinstance(default, list):
         default = tuple(default)
+    if scope not in SCOPES:
+        raise ValueError(f"scope = {scope!r}: expected one of {', '.join(SCOPES)}")  # a declaration bug
     return dataclasses.field(default=default, metadata={
-        "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group,
+        "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group, "scope": scope,
         "pattern": (re.compile(pattern[0]), pattern[1]) if pattern else None})
 
 
@@ -159,5 +176,14 @@ def describe(cls: type) -> list[dict[str, Any]]:
         d = f.default
         out.append({"name": f.name, "default": list(d) if isinstance(d, tuple) else d,
                     "doc": f.metadata.get("doc", ""), "allowed": _allowed(tp, f.metadata),
-                    "group": f.metadata.get("group"), "type": tp, "meta": f.metadata})
+                    "group": f.metadata.get("group"), "scope": f.metadata.get("scope", OPERATOR),
+                    "type": tp, "meta": f.metadata})
     return out
+
+
+def scope_of(cls: type, name: str) -> str:
+    """The scope of setting ``name`` of settings class ``cls`` (KeyError if not declared)."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return f.metadata.get("scope", OPERATOR)
+    raise KeyError(name)

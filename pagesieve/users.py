@@ -23,15 +23,15 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import bcrypt
 from mitmproxy.utils.htpasswd import HtpasswdFile
 
+from pagesieve import config as C
 from pagesieve.errors import ConfigError, InputError
-from pagesieve.settings import setting
+from pagesieve.profiles import ProfileStore
 
 DEFAULT_USER = "default"
 """The profile everyone shares when authentication is off."""
@@ -65,23 +65,6 @@ MAX_PASSWORD_BYTES = 72
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 _HASH_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
-
-
-@dataclass(frozen=True)
-class UsersSettings:
-    """Proxy users: authentication, their password file, the settings page's address."""
-
-    auth: bool = setting(False, "Ask proxy clients for a user name and password (checked against htpasswd); "
-                                "each user then has their own settings. Off: everyone shares the "
-                                "'default' profile.", group="users")
-    htpasswd: str = setting("~/.config/pagesieve/htpasswd", "The password file (name:bcrypt-hash lines, as "
-                                                            "`htpasswd -B` writes); managed with `pagesieve "
-                                                            "users add|remove|list`. ~ is expanded.",
-                            group="users")
-    settings_host: str = setting("pagesieve.settings", "Host name of the settings page the proxy serves "
-                                                       "itself (open http://<this>/ through the proxy).",
-                                 group="users")
-    realm: str = setting("pagesieve", "The realm named in the proxy's authentication request.", group="users")
 
 
 def check_name(name: str) -> str:
@@ -264,8 +247,6 @@ def _read_password(args) -> str:
 
 
 def _settings(args):
-    from pagesieve import config as C
-
     cfg = C.load(args.config)
     users = cfg.globals["users"]
     return cfg, Htpasswd(args.htpasswd or users.htpasswd)
@@ -293,8 +274,6 @@ def cmd_users(args) -> int:
     ht.write(entries)
     dropped = ""
     if not args.keep_profile:
-        from pagesieve.profiles import ProfileStore
-
         store = ProfileStore(cfg)
         try:
             if store.delete(name):

@@ -1,6 +1,5 @@
 """The chain's error boundary, undo log, loss guard and removed-link bookkeeping."""
 
-from dataclasses import dataclass
 
 from lxml import etree
 

@@ -5,6 +5,7 @@ import pytest
 from pagesieve import config as C
 from pagesieve.errors import ConfigError
 from pagesieve.filters import FILTERS
+from tests.conftest import REPO
 
 
 def write(tmp_path, text):
@@ -81,3 +82,24 @@ def test_filter_instances_are_shared_between_equal_specs(cfg):
     a = C.build_chain(cfg.resolve("declutter"))
     b = C.build_chain(cfg.resolve("declutter"))
     assert [id(f) for f in a.filters] == [id(f) for f in b.filters]
+
+
+def test_loading_the_config_imports_neither_mitmproxy_nor_bcrypt():
+    """The engine reads every section (proxy, users and state included) below the proxy layer."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pagesieve.config as c; cfg = c.load(); assert set(cfg.globals) >= {'proxy', 'users', 'state'}; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mitmproxy', 'bcrypt')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=str(REPO))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_which_preset_applies_is_decided_in_one_place():
+    cfg = C.load()
+    assert cfg.preset_for() == cfg.default_preset
+    assert cfg.preset_for(None, "", "reader") == "reader"
+    assert cfg.preset_for("topics", "reader") == "topics"  # most specific first
+    with pytest.raises(ConfigError, match="preset = 'nope': unknown preset; available: "):
+        cfg.preset_for("nope")

@@ -119,3 +119,59 @@ def test_users_command(tmp_path):
     assert store.get("ann") == Profile("ann")
     store.close()
     assert users_cli(path, "remove", "ann").returncode != 0
+
+
+@pytest.mark.parametrize("key, value, scope", [
+    ("filters.ads.lists", ["http://127.0.0.1:9/list.txt"], "operator"),
+    ("filters.ads.cache_dir", "/tmp/elsewhere", "operator"),
+    ("filters.image_captions.model", "some_module", "operator"),
+    ("ads.refresh_hours", 0.0, "operator"),  # the short form is checked too
+    ("filters.article.mode", "keep", "preset"),
+    ("safety.max_article_loss", 1.0, "preset"),
+])
+def test_only_user_scope_keys_are_stored(tmp_path, key, value, scope):
+    cfg, _ = load_cfg(tmp_path)
+    store = ProfileStore(cfg)
+    with pytest.raises(ProfileError) as err:
+        store.save(Profile("ann", overrides={key: value}))
+    assert err.value.errors == {key: f"{key}: {scope}-scope setting, set by the proxy's operator in config.yaml; "
+                                     "a user may change only user-scope settings"}
+    assert store.get("ann") == Profile("ann")
+    store.close()
+
+
+@pytest.mark.parametrize("key", ["chain", "preset", "proxy.listen_port", "state.path", "filters.nope.x"])
+def test_keys_that_are_no_user_setting_are_refused(tmp_path, key):
+    cfg, _ = load_cfg(tmp_path)
+    with pytest.raises(ProfileError) as err:
+        ProfileStore(cfg).save(Profile("ann", overrides={key: ["ignore"]}))
+    assert key in err.value.errors
+
+
+def test_an_old_profile_keeps_its_user_keys_and_loses_the_others_logged_once(tmp_path, caplog):
+    import json
+
+    cfg, _ = load_cfg(tmp_path)
+    store = ProfileStore(cfg)
+    store.save(Profile("ann", overrides={"output.format": "text"}))
+    store.conn.execute("INSERT INTO profile_settings (user, key, value) VALUES ('ann', ?, ?)",
+                       ("filters.ads.lists", json.dumps(["/etc/passwd"])))
+    store._cache.clear()
+    caplog.set_level("WARNING", logger="pagesieve.profiles")
+    for _ in range(3):
+        eff = store.effective("ann", "news.example")
+        store._usable.clear()  # as after a commit by another process
+    assert eff["overrides"] == {"output": {"format": "text"}}
+    assert cfg.resolve(None, eff["overrides"]).settings_of("ads").lists == cfg.resolve().settings_of("ads").lists
+    ignored = [r.getMessage() for r in caplog.records if "ignoring" in r.getMessage()]
+    assert len(ignored) == 1 and "filters.ads.lists: operator-scope setting" in ignored[0]
+    store.close()
+
+
+def test_the_settings_page_refuses_a_posted_operator_key(tmp_path):
+    cfg, _ = load_cfg(tmp_path)
+    form = Form(cfg)
+    assert all(item["scope"] == "user" for _, item in form._items())
+    with pytest.raises(ProfileError) as err:
+        form.parse("ann", {"shown_preset": ["declutter"], "filters.ads.lists": ["http://127.0.0.1:9/x"]}, None)
+    assert "filters.ads.lists: operator-scope setting" in err.value.errors["filters.ads.lists"]

@@ -57,3 +57,57 @@ def test_every_declared_setting_has_a_doc():
     for cls in classes:
         for d in S.describe(cls):
             assert d["doc"].strip(), f"{cls.__name__}.{d['name']} has no doc"
+
+
+def test_every_setting_declares_a_known_scope_and_resources_are_the_operators():
+    from pagesieve import config as C
+    from pagesieve.filters import FILTERS
+
+    sections = {**C._sections(), **C.global_sections()}
+    scopes = {}
+    for prefix, cls in [*sections.items(), *((f"filters.{n}", f.Settings) for n, f in FILTERS.items())]:
+        for d in S.describe(cls):
+            assert d["scope"] in S.SCOPES
+            scopes[f"{prefix}.{d['name']}"] = d["scope"]
+    # What reaches the network, the disk or an import, and the process-wide sections: operator.
+    for key in ("filters.ads.lists", "filters.ads.cache_dir", "filters.ads.refresh_hours",
+                "filters.image_captions.model", "filters.template_blocks.max_pages"):
+        assert scopes[key] == S.OPERATOR, key
+    assert all(v == S.OPERATOR for k, v in scopes.items() if k.split(".")[0] in C.global_sections())
+    assert scopes["output.format"] == S.USER and scopes["filters.article.mode"] == S.PRESET
+    assert C.scope_of("link_lists.ratio") == S.USER and C.scope_of("filters.nope.x") is None
+
+
+def test_an_undeclared_scope_is_operator_and_a_bad_one_is_a_declaration_bug():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class X:
+        a: int = S.setting(1, "a")
+
+    assert S.scope_of(X, "a") == S.OPERATOR
+    with pytest.raises(ValueError, match="scope = 'admin'"):
+        S.setting(1, "b", scope="admin")
+
+
+def test_lru_bounds_and_keeps_the_recently_used():
+    from pagesieve.lru import LRU
+
+    cache = LRU(2)
+    cache["a"], cache["b"] = 1, 2
+    assert cache.get("a") == 1  # "a" is now the most recent
+    cache["c"] = 3
+    assert "b" not in cache and cache.get("a") == 1 and cache.get("c") == 3 and len(cache) == 2
+    with pytest.raises(ValueError):
+        LRU(0)
+
+
+def test_filter_instances_are_bounded(monkeypatch):
+    from pagesieve import config as C
+    from pagesieve.lru import LRU
+
+    monkeypatch.setattr(C, "_INSTANCES", LRU(3))
+    cfg = C.load()
+    for i in range(10):
+        C.build_chain(cfg.resolve("reader-linkblocks", C.overrides_to_tree({"link_blocks.min_links": 2 + i})))
+    assert len(C._INSTANCES) == 3

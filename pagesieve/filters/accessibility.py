@@ -208,82 +208,82 @@ class AccessibilitySettings:
     """Which repairs the last step makes (each is one WCAG concern; see the module doc)."""
 
     lang: bool = setting(True, "Give the page a lang: kept from the source, else detected from the text, else "
-                               "default_lang (WCAG 3.1.1).", group="accessibility")
+                               "default_lang (WCAG 3.1.1).", group="accessibility", scope="user")
     detect_lang: bool = setting(True, "Detect a missing lang from the text (script ranges and stop words of "
                                       "18 languages; Grefenstette 1995 short-word method).",
-                                group="accessibility")
+                                group="accessibility", scope="user")
     default_lang: str = setting("en", "The lang of pages that declare none and whose language is not detected.",
-                                group="accessibility")
+                                group="accessibility", scope="user")
     zoom: bool = setting(True, "Let the user zoom: drop user-scalable=no and a maximum-scale below 5 from the "
-                               "viewport <meta> (WCAG 1.4.4; axe meta-viewport).", group="accessibility")
+                               "viewport <meta> (WCAG 1.4.4; axe meta-viewport).", group="accessibility", scope="user")
     title: bool = setting(True, "Give a page with an empty or missing <title> one: its first <h1>, else the URL "
-                                "(WCAG 2.4.2).", group="accessibility")
+                                "(WCAG 2.4.2).", group="accessibility", scope="user")
     untitled_text: str = setting("Untitled page", "The title when neither a heading nor a URL is known.",
-                                 group="accessibility")
+                                 group="accessibility", scope="user")
     overlays: bool = setting(True, "Remove cookie walls, consent dialogs and fixed/sticky overlays (modal, popup, "
-                                   "paywall, newsletter) that cover content (WCAG 2.4.11).", group="accessibility")
+                                   "paywall, newsletter) that cover content (WCAG 2.4.11).", group="accessibility", scope="user")
     overlay_max_chars: int = setting(2000, "An overlay holds at most this many characters of text (a consent "
                                            "banner is a few hundred; larger blocks are content and stay).",
-                                     minimum=0, group="advanced")
+                                     minimum=0, group="advanced", scope="user")
     autoplay: bool = setting(True, "Stop media from starting by itself: drop autoplay, add controls; remove "
-                                   "<bgsound> (WCAG 1.4.2).", group="accessibility")
+                                   "<bgsound> (WCAG 1.4.2).", group="accessibility", scope="user")
     motion: bool = setting(True, "Turn <marquee> and <blink> into plain text containers (WCAG 2.2.2).",
-                           group="accessibility")
+                           group="accessibility", scope="user")
     aria_hidden: bool = setting(True, "Drop aria-hidden=\"true\" from elements that hold focusable or real content "
-                                      "(WCAG 4.1.2; axe aria-hidden-focus).", group="accessibility")
+                                      "(WCAG 4.1.2; axe aria-hidden-focus).", group="accessibility", scope="user")
     aria_hidden_min_chars: int = setting(100, "Content hidden by aria-hidden with at least this many characters "
                                               "of text is exposed again (smaller, unfocusable ones are icons).",
-                                         minimum=1, group="advanced")
+                                         minimum=1, group="advanced", scope="user")
     layout_tables: bool = setting(True, "Turn layout tables (not data tables: single row or column, nested, "
                                         "role=presentation, no header cells) into blocks in reading order "
-                                        "(WCAG 1.3.2).", group="accessibility")
+                                        "(WCAG 1.3.2).", group="accessibility", scope="user")
     table_headers: bool = setting(True, "Give data-table header cells a scope (col or row) when it is clear "
-                                        "(WCAG 1.3.1).", group="accessibility")
+                                        "(WCAG 1.3.1).", group="accessibility", scope="user")
     image_alt: bool = setting(True, "Give images without alt one: \"\" when decorative, else the figure caption, "
-                                    "else the title (WCAG 1.1.1).", group="accessibility")
+                                    "else the title (WCAG 1.1.1).", group="accessibility", scope="user")
     decorative_max_px: int = setting(3, "An image at most this many pixels wide and high (width/height "
                                         "attributes) is a spacer or tracking pixel: decorative, alt=\"\".",
-                                     minimum=0, group="advanced")
+                                     minimum=0, group="advanced", scope="user")
     alt_max_chars: int = setting(150, "A caption used as alt text is cut to this many characters at a word "
                                       "(WebAIM alt-text guidance: short; screen readers read alt in one go).",
-                                 minimum=10, group="advanced")
+                                 minimum=10, group="advanced", scope="user")
     lists: bool = setting(True, "Repair the page's broken lists: stray children of <ul>/<ol> wrapped in <li>, "
                                 "<li> outside a list wrapped in <ul> (WCAG 1.3.1; axe list, listitem).",
-                          group="accessibility")
+                          group="accessibility", scope="user")
     link_names: bool = setting(True, "Name links that have no accessible name: by the alt/title they hide, else "
-                                     "by their destination (WCAG 2.4.4; axe link-name).", group="accessibility")
+                                     "by their destination (WCAG 2.4.4; axe link-name).", group="accessibility", scope="user")
     link_name_max_chars: int = setting(60, "A link named by its destination gets at most this many characters "
                                            "(host and path; screen readers read a link name in one go).",
-                                       minimum=10, group="advanced")
+                                       minimum=10, group="advanced", scope="user")
     form_labels: bool = setting(True, "Label form controls that have no label with the visible label next to "
-                                      "them (WCAG 1.3.1, 4.1.2; axe label, select-name).", group="accessibility")
+                                      "them (WCAG 1.3.1, 4.1.2; axe label, select-name).", group="accessibility", scope="user")
     label_max_chars: int = setting(40, "Text right before a control is its label when it has at most this many "
                                        "characters (\"Name:\", \"Search for\"; longer text is content).",
-                                   minimum=1, group="advanced")
+                                   minimum=1, group="advanced", scope="user")
     aria_attrs: bool = setting(True, "Drop aria-* attributes that WAI-ARIA does not define (misspellings such as "
-                                     "aria-labeledby; WCAG 4.1.2, axe aria-valid-attr).", group="accessibility")
+                                     "aria-labeledby; WCAG 4.1.2, axe aria-valid-attr).", group="accessibility", scope="user")
     orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
-                                    group="accessibility")
+                                    group="accessibility", scope="user")
     main_landmark: bool = setting(True, "Exactly one <main>, around the detected article (else the body's "
                                         "content minus leading banners and trailing footers) (WCAG 1.3.1).",
-                                  group="accessibility")
+                                  group="accessibility", scope="user")
     headings: bool = setting(True, "Repair the outline: one <h1>, no skipped heading levels inside <main> "
-                                   "(WCAG 1.3.1, 2.4.6).", group="accessibility")
+                                   "(WCAG 1.3.1, 2.4.6).", group="accessibility", scope="user")
     title_heading: bool = setting(True, "When the page has no heading to promote, add the title as the <h1> "
-                                        "at the start of <main>.", group="accessibility")
+                                        "at the start of <main>.", group="accessibility", scope="user")
     skip_link: bool = setting(True, "Put a \"Skip to main content\" link first in the body and reset positive "
-                                    "tabindex values (WCAG 2.4.1, 2.4.3).", group="accessibility")
-    skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility")
+                                    "tabindex values (WCAG 2.4.1, 2.4.3).", group="accessibility", scope="user")
+    skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility", scope="user")
     skip_link_on_focus: bool = setting(True, "Show the skip link only when it has keyboard focus (a style "
-                                             "added to <head>); else always.", group="accessibility")
+                                             "added to <head>); else always.", group="accessibility", scope="user")
     removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",
-                                      group="accessibility")
+                                      group="accessibility", scope="user")
     reader_colors: bool = setting(False, "Draw the page in a reading view's colours: near-black text on white, "
                                          "dark blue links (WCAG 1.4.3; the reader preset turns it on).",
-                                  group="accessibility")
+                                  group="accessibility", scope="user")
     link_underline: bool = setting(True, "Underline the links in <main> and in paragraphs, quotes and captions: "
                                          "told apart from text by more than colour (WCAG 1.4.1).",
-                                   group="accessibility")
+                                   group="accessibility", scope="user")
 
     def __post_init__(self) -> None:
         if not VALID_LANG.match(self.default_lang):

@@ -41,7 +41,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
-from pagesieve.blocklists import DEBIAN_LISTS, load_engine
+from pagesieve.blocklists import DEBIAN_LISTS, DEBIAN_PACKAGE, DOWNLOADS, load_engine, with_downloads
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
@@ -81,14 +81,18 @@ class AdsSettings:
     """How ads are found: which lists, which kinds of rules, and the guard."""
 
     network: bool = setting(True, "Remove elements whose src/href points at an ad or tracking server "
-                                  "(the lists' network rules; the paper's advertisement remover).", group="ignore")
+                                  "(the lists' network rules; the paper's advertisement remover).", group="ignore", scope="user")
     cosmetic: bool = setting(True, "Remove elements the lists hide (##selector rules, generic and "
-                                   "site-specific; #@# exceptions respected).", group="ignore")
+                                   "site-specific; #@# exceptions respected).", group="ignore", scope="user")
     links: bool = setting(True, "Check link targets (<a>/<area> href) too, not only loaded resources "
-                                "(the paper surveys src and href).", group="advanced")
+                                "(the paper surveys src and href).", group="advanced", scope="user")
     lists: tuple[str, ...] = setting(DEBIAN_LISTS, "EasyList-format block lists: file paths or http(s) URLs "
                                                    "(default: Debian's EasyList and EasyPrivacy, package "
                                                    "webext-ublock-origin-firefox).", group="advanced")
+    download_urls: tuple[str, ...] = setting(tuple(DOWNLOADS.values()), "Where `pagesieve lists update` (the "
+                                             "operator's command) downloads lists into cache_dir/lists; a "
+                                             "missing list file of the same name is read from there.",
+                                             group="advanced")
     cache_dir: str | None = setting("~/.cache/pagesieve/ads", "Directory for downloaded lists and the compiled "
                                                               "engine (null: no cache, lists parsed at every "
                                                               "start).", group="advanced")
@@ -98,7 +102,7 @@ class AdsSettings:
     max_cosmetic_share: float = setting(0.5, "A hiding rule whose matches hold more than this fraction of the "
                                              "article's text (the body's before an article is found) is not "
                                              "applied (pagesieve's guard against rules like ##.article; below "
-                                             "safety.max_article_loss).", minimum=0, maximum=1, group="advanced")
+                                             "safety.max_article_loss).", minimum=0, maximum=1, group="advanced", scope="user")
 
 
 @dataclass(frozen=True)
@@ -330,9 +334,13 @@ class AdsFilter(Filter):
 
     def __init__(self, settings: AdsSettings) -> None:
         super().__init__(settings)
-        self.load = load_engine(settings.lists, settings.cache_dir, settings.refresh_hours)
+        self.load = load_engine(with_downloads(settings.lists, settings.cache_dir), settings.cache_dir,
+                                settings.refresh_hours)
         self.engine = self.load.engine
-        if self.engine is not None:
+        if self.engine is None:
+            log.warning("ads: inactive — no block list could be read; pages are filtered without it "
+                        "(apt install %s, or run `pagesieve lists update`)", DEBIAN_PACKAGE)
+        else:
             log.info("ads: %d block list(s) ready in %.0f ms (%s)", len(self.load.sources), self.load.ms,
                      "from the engine cache" if self.load.from_cache else "parsed")
         self._selectors: dict[str, _Selector | None] = {}
@@ -343,7 +351,7 @@ class AdsFilter(Filter):
 
     def apply(self, page, ctx) -> None:
         if self.engine is None:
-            ctx.note("skip", reason="no block list could be read (see the start-up log); nothing removed",
+            ctx.note("skip", reason="inactive: no block list could be read (see the start-up log); nothing removed",
                      measured={"missing": [m for m, _ in self.load.missing]})
             return
         protected = self._protected(ctx)

@@ -128,19 +128,19 @@ class ArticleSettings:
 
     min_chars: int = setting(500, "Paragraph characters a block needs to be an article subtree (paper: "
                                   "\"a good threshold value is 500\").", minimum=1, maximum=1_000_000,
-                             group="advanced")
+                             group="advanced", scope="user")
     paragraph_tags: tuple[str, ...] = setting(("p", "div"), "Children whose own text counts as a paragraph of "
                                                             "their parent (paper: <p> and <div>).",
-                                              group="advanced")
+                                              group="advanced", scope="preset")
     br_paragraphs: bool = setting(True, "A block holding <br> line breaks counts its own text as paragraphs "
-                                        "(the paper's third kind).", group="advanced")
+                                        "(the paper's third kind).", group="advanced", scope="user")
     choose: str = setting("first", "Of several article subtrees: the first in document order (paper: the "
                                    "upper-most on the page) or the one with the most paragraph text.",
-                          choices=_CHOICES, group="advanced")
+                          choices=_CHOICES, group="advanced", scope="user")
     mode: str = setting("mark", "mark: record the article for later filters (declutter); keep: also remove "
-                                "everything in <body> outside it (reader).", choices=_MODES, group="advanced")
+                                "everything in <body> outside it (reader).", choices=_MODES, group="advanced", scope="preset")
     keep_headline: bool = setting(True, "In keep mode, also keep the first <h1> before the article when the "
-                                        "article has none (the story's headline).", group="advanced")
+                                        "article has none (the story's headline).", group="advanced", scope="user")
 
 
 class ArticleFilter(Filter):

@@ -27,10 +27,10 @@ class EmptyTableSettings:
     substance_tags: tuple[str, ...] = setting(
         ("img", "picture", "svg", "canvas", "video", "audio", "iframe", "object", "embed", "input", "select",
          "textarea", "button", "form", "math"),
-        "Tags that make a table substantive whatever its text (paper: set by the user).", group="advanced")
+        "Tags that make a table substantive whatever its text (paper: set by the user).", group="advanced", scope="preset")
     min_chars: int = setting(20, "A table with fewer non-whitespace characters of text than this (and no substance "
                                  "tag) is empty (paper: set by the user).", minimum=0, maximum=100000,
-                             group="advanced")
+                             group="advanced", scope="user")
 
 
 class EmptyTableFilter(Filter):

@@ -54,34 +54,34 @@ _URL_NOISE = {ord(c): None for c in "\t\n\r"}
 class IgnoreSettings:
     """Which kinds of tags and attributes to drop (the paper's "Ignore Settings" screen)."""
 
-    scripts: bool = setting(True, "Remove <script> elements.", group="ignore")
+    scripts: bool = setting(True, "Remove <script> elements.", group="ignore", scope="user")
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
-                                        "(else remove it too).", group="ignore")
-    styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore")
+                                        "(else remove it too).", group="ignore", scope="user")
+    styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
     style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden).",
-                                     group="ignore")
+                                     group="ignore", scope="user")
     style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
-                                                              "(the paper: <div>); [\"*\"] means all.", group="ignore")
-    non_link_images: bool = setting(True, "Remove images that are not inside a link.", group="ignore")
+                                                              "(the paper: <div>); [\"*\"] means all.", group="ignore", scope="preset")
+    non_link_images: bool = setting(True, "Remove images that are not inside a link.", group="ignore", scope="user")
     image_links: bool = setting(True, "Remove images inside links (and the link, if it has no text left).",
-                                group="ignore")
-    display_alt_text: bool = setting(False, "Put a removed image's ALT text in its place.", group="ignore")
+                                group="ignore", scope="user")
+    display_alt_text: bool = setting(False, "Put a removed image's ALT text in its place.", group="ignore", scope="user")
     text_links: bool = setting(False, "Remove text links (the removed-links list can re-add them at the end).",
-                               group="ignore")
-    forms: bool = setting(False, "Remove <form> elements with everything in them.", group="ignore")
+                               group="ignore", scope="user")
+    forms: bool = setting(False, "Remove <form> elements with everything in them.", group="ignore", scope="user")
     form_wrapper_chars: int = setting(500, "A <form> holding at least this many characters of text wraps page "
                                            "content (ASP.NET pages wrap the whole body in one): it is replaced by a "
                                            "<div> of its content instead of removed, its controls going by the "
                                            "inputs/buttons/selects settings (the paper's article threshold, 500).",
-                                      minimum=0, group="ignore")
-    inputs: bool = setting(False, "Remove <input> and <textarea> elements.", group="ignore")
-    buttons: bool = setting(False, "Remove <button> elements.", group="ignore")
-    selects: bool = setting(False, "Remove <select> elements.", group="ignore")
+                                      minimum=0, group="ignore", scope="user")
+    inputs: bool = setting(False, "Remove <input> and <textarea> elements.", group="ignore", scope="user")
+    buttons: bool = setting(False, "Remove <button> elements.", group="ignore", scope="user")
+    selects: bool = setting(False, "Remove <select> elements.", group="ignore", scope="user")
     meta: bool = setting(True, "Remove <meta> elements (except charset and viewport, which keep the page usable).",
-                         group="ignore")
-    iframes: bool = setting(True, "Remove <iframe> and <frame> elements.", group="ignore")
-    embeds: bool = setting(True, "Remove <embed>, <object> and <applet> elements.", group="ignore")
-    table_cell_widths: bool = setting(False, "Remove width attributes of tables and table cells.", group="ignore")
+                         group="ignore", scope="user")
+    iframes: bool = setting(True, "Remove <iframe> and <frame> elements.", group="ignore", scope="user")
+    embeds: bool = setting(True, "Remove <embed>, <object> and <applet> elements.", group="ignore", scope="user")
+    table_cell_widths: bool = setting(False, "Remove width attributes of tables and table cells.", group="ignore", scope="user")
 
 
 class IgnoreFilter(Filter):

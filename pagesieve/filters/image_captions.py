@@ -66,28 +66,28 @@ class ImageCaptionSettings:
              "entity, 1: the same ones in the same proportions). Measured on tests' crafted story: captions of its "
              "people and places score 0.30-0.83, an ad naming one of its places among three brands 0.17, unrelated "
              "brands 0; a caption sharing one of two names with ten equally frequent article entities scores 0.22.",
-        minimum=0.0, maximum=1.0, group="advanced")
+        minimum=0.0, maximum=1.0, group="advanced", scope="user")
     small_caption_entities: int = setting(
         5, "A caption with fewer entity mentions than this is matched against the article's representative "
            "entities only (paper: small blocks without high entity frequencies).", minimum=1, maximum=1000,
-        group="advanced")
+        group="advanced", scope="user")
     representative_entities: int = setting(
         10, "How many of the article's most frequent entities are its representative ones.", minimum=1,
-        maximum=1000, group="advanced")
+        maximum=1000, group="advanced", scope="user")
     keep_uncaptioned: bool = setting(False, "Keep images without any caption text (paper: an image without caption "
-                                            "is a non-article image and is removed).", group="advanced")
+                                            "is a non-article image and is removed).", group="advanced", scope="user")
     keep_without_entities: bool = setting(True, "Keep a captioned image when its caption or the article has no named "
-                                                "entity (the similarity cannot be measured).", group="advanced")
+                                                "entity (the similarity cannot be measured).", group="advanced", scope="user")
     max_caption_share: float = setting(
         0.5, "A first parent block holding more than this fraction of the article's text is the article itself, not "
-             "a caption (then only figcaption, alt and title count).", minimum=0.0, maximum=1.0, group="advanced")
+             "a caption (then only figcaption, alt and title count).", minimum=0.0, maximum=1.0, group="advanced", scope="user")
     max_article_chars: int = setting(
         5000, "Only this many leading characters of the article text go through NER (about 800 words, ~35 ms on "
               "the small English model; a story names its main entities early).", minimum=100, maximum=1_000_000,
         group="advanced")
     same_language: bool = setting(True, "Judge captions only when the article's language (pagesieve.lang's guess) "
                                         "is the model's or unknown; otherwise captioned images are kept.",
-                                  group="advanced")
+                                  group="advanced", scope="user")
     max_caption_chars: int = setting(1000, "Only this many leading characters of a caption go through NER.",
                                      minimum=10, maximum=100_000, group="advanced")
 

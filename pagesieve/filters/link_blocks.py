@@ -75,17 +75,17 @@ class LinkBlocksSettings:
     distance: Literal["text", "code"] = setting("text", "Link distance measure: 'text' (definition 2: words, "
                                                         "numbers, dates, CJK characters, punctuation) or 'code' "
                                                         "(definition 1: characters of attribute-free code).",
-                                                choices=("text", "code"), group="advanced")
+                                                choices=("text", "code"), group="advanced", scope="preset")
     min_links: int = setting(3, "C_t: a logical link block holds at least this many links (paper 4.2: C_t = 3).",
-                             minimum=2, group="advanced")
+                             minimum=2, group="advanced", scope="user")
     max_text_distance: int = setting(40, "d_t for text distance: adjacent links of a block are fewer than this "
                                          "many text units apart (paper 4.2, second group: 40). Lower keeps more "
                                          "sentences with several inline links (10: recall 0.994, F1 0.825 on the "
-                                         "shared corpus; 40: 0.943, 0.853).", minimum=1, group="advanced")
+                                         "shared corpus; 40: 0.943, 0.853).", minimum=1, group="advanced", scope="user")
     max_code_distance: int = setting(80, "d_t for code distance: adjacent links of a block are fewer than this "
-                                         "many code characters apart (paper 4.2: 80).", minimum=1, group="advanced")
+                                         "many code characters apart (paper 4.2: 80).", minimum=1, group="advanced", scope="user")
     keep_article_links: bool = setting(True, "Leave links inside the article found by an earlier filter alone.",
-                                       group="advanced")
+                                       group="advanced", scope="user")
 
 
 class _Link:

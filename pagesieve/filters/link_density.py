@@ -48,34 +48,34 @@ class LinkDensitySettings:
 
     basic_ltd: float = setting(0.4, "Basic content: LTD (link characters / text characters) at most this "
                                     "(paper 3.2 step 3: LTD = 0.4, an upper bound).",
-                               minimum=0, maximum=1, group="advanced")
+                               minimum=0, maximum=1, group="advanced", scope="user")
     basic_la: int | None = setting(None, "Basic content: LA (links under the node) at most this; null = no "
                                          "bound. The paper lists LA = 10 (step 3) but as a bound it rejects "
                                          "nearly every <body>; LA is its cue to descend (3.1 2), which the "
-                                         "precise bound does.", minimum=0, group="advanced")
+                                         "precise bound does.", minimum=0, group="advanced", scope="user")
     basic_ntl: int = setting(100, "Basic content: NTL (non-whitespace text characters) at least this "
-                                  "(paper 3.2 step 3: NTL = 100, a lower bound).", minimum=0, group="advanced")
+                                  "(paper 3.2 step 3: NTL = 100, a lower bound).", minimum=0, group="advanced", scope="user")
     basic_lad: float = setting(0.5, "Basic content: LAD (links / nodes under the node) at most this "
                                     "(paper 3.2 step 3: LAD = 0.5, an upper bound).",
-                               minimum=0, maximum=1, group="advanced")
+                               minimum=0, maximum=1, group="advanced", scope="user")
     precise_ltd: float = setting(0.1, "Precise content: LTD at most this (paper 3.2 step 4: LTD = 0.1, an "
-                                      "upper bound).", minimum=0, maximum=1, group="advanced")
+                                      "upper bound).", minimum=0, maximum=1, group="advanced", scope="user")
     precise_la: int = setting(10, "Precise content: LA at most this; more links means descend "
-                                  "(paper 3.2 step 4: LA = 10, an upper bound).", minimum=0, group="advanced")
+                                  "(paper 3.2 step 4: LA = 10, an upper bound).", minimum=0, group="advanced", scope="user")
     precise_ntl: int = setting(50, "Precise content: NTL at least this (paper 3.2 step 4: NTL = 50, a lower "
-                                   "bound).", minimum=0, group="advanced")
+                                   "bound).", minimum=0, group="advanced", scope="user")
     precise_lad: float = setting(0.1, "Precise content: LAD at most this (paper 3.2 step 4: LAD = 0.1, an "
-                                      "upper bound).", minimum=0, maximum=1, group="advanced")
+                                      "upper bound).", minimum=0, maximum=1, group="advanced", scope="user")
     siblings: bool = setting(True, "Step 5: also extract the siblings of the chosen node that meet the "
-                                   "precise-content thresholds.", group="advanced")
+                                   "precise-content thresholds.", group="advanced", scope="user")
     search_link_heavy: bool = setting(False, "When no node of a level meets the basic thresholds before any did "
                                              "(e.g. a <body> whose menus make LTD > basic_ltd), descend into the "
                                              "child with the most text outside links instead of giving up (the "
-                                             "paper gives up: 3.3 step 14).", group="advanced")
+                                             "paper gives up: 3.3 step 14).", group="advanced", scope="user")
     ignored_tags: tuple[str, ...] = setting(("script", "style", "form", "marquee", "meta", "noscript", "template"),
                                             "Subtrees left out of the statistics and the walk (paper step 2: "
                                             "script, style, form, marquee, meta; noscript and template added: "
-                                            "they are not shown).", group="advanced")
+                                            "they are not shown).", group="advanced", scope="preset")
 
 
 def node_stats(root: HtmlElement, ignored: frozenset[str]) -> dict[HtmlElement, list[int]]:

@@ -77,44 +77,44 @@ class LinkListSettings:
 
     ratio: float = setting(0.35, "Links per non-linked word above which a block is a link list (the paper's "
                                  "link/text removal ratio; the paper leaves the value to the user).",
-                           minimum=0, maximum=100, group="advanced")
+                           minimum=0, maximum=100, group="advanced", scope="user")
     chars_per_word: float = setting(5.0, "Average characters per word: non-linked words = letters outside links / "
-                                         "this (paper: \"preset as say 5\").", minimum=1, maximum=50, group="advanced")
+                                         "this (paper: \"preset as say 5\").", minimum=1, maximum=50, group="advanced", scope="user")
     min_links: int = setting(2, "A block needs at least this many links to be a link list (pagesieve: a lone "
                                 "link is not a list; the paper has no minimum, i.e. 1).",
-                             minimum=1, maximum=1000, group="advanced")
+                             minimum=1, maximum=1000, group="advanced", scope="user")
     tags: tuple[str, ...] = setting(("td", "ul", "ol", "menu", "dl", "nav", "aside", "div"),
                                     "Blocks tested: table cells (the paper) and their modern equivalents.",
-                                    group="advanced")
+                                    group="advanced", scope="preset")
     remove_cells: bool = setting(False, "Remove a link-list table cell itself, not only its content (paper: "
-                                        "optional; keeping the cell keeps the table's grid).", group="advanced")
+                                        "optional; keeping the cell keeps the table's grid).", group="advanced", scope="user")
     keep_text: int = setting(500, "A block with at least this many letters outside links is never removed whole "
                                   "(its inner blocks are tested instead); the paper's article-size threshold "
-                                  "(500 characters, article detection).", minimum=0, group="advanced")
+                                  "(500 characters, article detection).", minimum=0, group="advanced", scope="user")
     article_link_share: float = setting(0.5, "Inside the detected article a block is removed only when more than "
                                              "this fraction of its letters are link text (pagesieve's guard: "
                                              "blocks that hold mostly text stay).",
-                                        minimum=0, maximum=1, group="advanced")
+                                        minimum=0, maximum=1, group="advanced", scope="user")
     page_share: float = setting(0.5, "A block holding at least this share of the page's letters is the page, not a "
                                      "list on it: never removed whole (pagesieve; issue 15: listing pages whose "
-                                     "whole wrapper is link-dense).", minimum=0, maximum=1, group="advanced")
+                                     "whole wrapper is link-dense).", minimum=0, maximum=1, group="advanced", scope="user")
     min_items: int = setting(4, "Repeated sibling items (same tag and class) that make a block a grid of items "
                                 "(products, stories, posts), kept whole when most carry their own text (pagesieve; "
-                                "issue 15).", minimum=2, maximum=1000, group="advanced")
+                                "issue 15).", minimum=2, maximum=1000, group="advanced", scope="user")
     item_letters: int = setting(8, "Letters outside links an item needs to carry text of its own (a price with "
                                    "its currency, a date, a teaser; a menu item has none).", minimum=1,
-                                group="advanced")
+                                group="advanced", scope="user")
     item_text_share: float = setting(0.5, "Share of a grid's items that must carry text of their own.", minimum=0,
-                                     maximum=1, group="advanced")
+                                     maximum=1, group="advanced", scope="user")
     card_letters: int = setting(40, "Items whose text is all link text are still cards (products, stories) when "
                                     "they average at least this many letters (a menu item is a word or two) ...",
-                                minimum=1, group="advanced")
+                                minimum=1, group="advanced", scope="user")
     grid_share: float = setting(0.2, "... and together hold at least this share of the page's letters (the grid "
                                      "is the page's content, not a list of related links beside it).",
-                                minimum=0, maximum=1, group="advanced")
+                                minimum=0, maximum=1, group="advanced", scope="user")
     toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
                                     "(#...) at least this often is the content's table of contents and stays.",
-                               minimum=0, maximum=1, group="advanced")
+                               minimum=0, maximum=1, group="advanced", scope="user")
 
 
 class LinkListFilter(Filter):

@@ -53,12 +53,12 @@ class RemovedLinksSettings:
 
     label: str = setting("Links removed from this page", "Summary of the collapsed list (followed by the number of "
                                                          "links) and accessible name (aria-label) of the section.",
-                         group="output")
+                         group="output", scope="user")
     max_links: int = setting(0, "List at most this many links (0 = all).", minimum=0, maximum=100000,
-                             group="output")
-    skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output")
+                             group="output", scope="user")
+    skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output", scope="user")
     same_page: bool = setting(False, "Also list links to places on the same page (href starting with #).",
-                              group="output")
+                              group="output", scope="user")
 
 
 class RemovedLinksFilter(Filter):

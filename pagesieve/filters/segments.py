@@ -89,30 +89,30 @@ class SegmentsSettings:
 
     alpha: int = setting(300, "Window size α in characters: a block with more is divided at the next delimiter "
                               "level, merged blocks stay within it (paper 2.3.3.1: 300).", minimum=1,
-                         maximum=1_000_000, group="advanced")
+                         maximum=1_000_000, group="advanced", scope="user")
     levels: tuple[str, ...] = setting(
         ("hr table h1 h2 p+strong header footer nav aside",
          "h3 h4 ul ol dl div section article main form blockquote",
          "h5 h6 p br li tr td th dt dd pre"),
         "Delimiter levels, level 1 first, each a space-separated list of tags (p+strong: a paragraph whose only "
         "text is bold, the paper's <P+Strong>); headings open a block, hr/br close one, other tags are blocks.",
-        group="advanced")
+        group="advanced", scope="preset")
     next_to: tuple[str, ...] = setting(
         ("h1", "h2", "h3", "h4", "h5", "h6", "p+strong", "p", "li", "br", "dt", "dd", "tr"),
         "Delimiters of next-to type: adjacent blocks cut by the same one of these are merged while they fit in "
-        "α (paper: ';', '.' and <Hx> with the same x). Empty: no merging.", group="advanced")
+        "α (paper: ';', '.' and <Hx> with the same x). Empty: no merging.", group="advanced", scope="preset")
     anchor_chars: int = setting(80, "A block's anchor text: this many characters of page text before it (paper: "
-                                    "80).", minimum=1, maximum=10_000, group="advanced")
+                                    "80).", minimum=1, maximum=10_000, group="advanced", scope="user")
     heading_in_anchor: bool = setting(True, "The anchor text of a heading block also takes in its opening heading "
-                                            "(the text just before the block's content).", group="advanced")
+                                            "(the text just before the block's content).", group="advanced", scope="user")
     cue_phrases: tuple[str, ...] = setting(
         (), "Cue phrases as \"phrase:priority\" (priority > 0; \"phrase\" alone means 1): a block's degree of "
-            "relevance is the highest priority found in its anchor text.", group="advanced")
+            "relevance is the highest priority found in its anchor text.", group="advanced", scope="user")
     top_blocks: int = setting(10, "ω: at most this many blocks with the highest degree of relevance are relevant "
-                                  "(paper: 10).", minimum=1, maximum=100_000, group="advanced")
+                                  "(paper: 10).", minimum=1, maximum=100_000, group="advanced", scope="user")
     mode: str = setting("mark", "mark: number the blocks and mark their relevance in data-pagesieve-* attributes; "
                                 "keep: keep only the relevant blocks (when any block is relevant).",
-                        choices=_MODES, group="advanced")
+                        choices=_MODES, group="advanced", scope="preset")
 
     def __post_init__(self) -> None:
         parse_levels(self.levels)

@@ -55,14 +55,14 @@ class TemplateBlocksSettings:
         ("table", "tr", "p", "hr", "ul", "ol", "div", "span", "section", "article", "aside", "nav", "header",
          "footer"),
         "Ordered partitioning tag set (paper 2.3.2: TABLE, TR, P, HR, UL, DIV, SPAN …; ol and the HTML5 "
-        "sectioning tags added, as today's layouts use them where the paper's used tables).", group="advanced")
+        "sectioning tags added, as today's layouts use them where the paper's used tables).", group="advanced", scope="preset")
     similarity: float = setting(0.9, "Two blocks are the same when the cosine of their word vectors is at least "
-                                     "this (paper 2.3.2 e: ε = 0.9).", minimum=0, maximum=1, group="advanced")
+                                     "this (paper 2.3.2 e: ε = 0.9).", minimum=0, maximum=1, group="advanced", scope="user")
     min_share: float = setting(0.5, "A block is template when similar blocks are on at least this share of the "
                                     "site's other stored pages (IBDF = pages / pages with it <= 1 / min_share).",
-                               minimum=0.01, maximum=1, group="advanced")
+                               minimum=0.01, maximum=1, group="advanced", scope="user")
     min_pages: int = setting(1, "...and on at least this many of them (the paper compares two or more pages).",
-                             minimum=1, group="advanced")
+                             minimum=1, group="advanced", scope="user")
     max_pages: int = setting(20, "Pages of one site kept in the site memory (newest first).", minimum=1,
                              maximum=1000, group="advanced")
     max_age_days: float = setting(30.0, "Pages seen longer ago than this many days are forgotten.", minimum=0.01,

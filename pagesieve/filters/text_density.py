@@ -51,20 +51,20 @@ class TextDensitySettings:
     """The row-block algorithm's parameters."""
 
     block_lines: int = setting(5, "Lines per row block, n (paper: \"set to 5 commonly\").", minimum=1, maximum=50,
-                               group="advanced")
+                               group="advanced", scope="user")
     threshold: int | None = setting(None, "Surge threshold T in characters per row block; null = adaptive "
-                                          "(paper: maximise g = M - N over T).", minimum=0, group="advanced")
-    threshold_min: int = setting(20, "Adaptive T: smallest candidate (paper: 20).", minimum=0, group="advanced")
-    threshold_max: int = setting(140, "Adaptive T: largest candidate (paper: 140).", minimum=0, group="advanced")
+                                          "(paper: maximise g = M - N over T).", minimum=0, group="advanced", scope="user")
+    threshold_min: int = setting(20, "Adaptive T: smallest candidate (paper: 20).", minimum=0, group="advanced", scope="user")
+    threshold_max: int = setting(140, "Adaptive T: largest candidate (paper: 140).", minimum=0, group="advanced", scope="user")
     threshold_step: int = setting(10, "Adaptive T: step between candidates (paper: 10).", minimum=1,
-                                  group="advanced")
+                                  group="advanced", scope="user")
     drop_max: int = setting(0, "A row block with at most this many characters is a drop point (paper: "
-                               "\"zero or close to zero\").", minimum=0, group="advanced")
+                               "\"zero or close to zero\").", minimum=0, group="advanced", scope="user")
     line_mode: Literal["source", "blocks"] = setting("source", "Lines: the page source's lines (paper), or a new "
                                                                "line at every block-level tag (minified pages).",
-                                                     group="advanced")
+                                                     group="advanced", scope="preset")
     regions: Literal["max", "all"] = setting("max", "Keep the region holding the largest row block (paper rule "
-                                                    "4), or every surge-to-drop region.", group="advanced")
+                                                    "4), or every surge-to-drop region.", group="advanced", scope="preset")
 
 
 def line_texts(body: HtmlElement, mode: str) -> tuple[list[tuple[HtmlElement, bool, int, int]], int]:

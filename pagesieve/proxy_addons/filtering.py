@@ -47,6 +47,7 @@ from pagesieve.proxy_addons.worker import SPEC_CACHE_SIZE, Job, Outcome, filter_
 log = logging.getLogger("pagesieve.proxy")
 
 HEADER = "X-Pagesieve"
+#: Resolved chain specs kept per (preset, a user's overrides); beyond this the least recently used goes.
 PROFILE_KEY = "pagesieve.profile"
 OWN_PAGE_KEY = "pagesieve.own_page"
 BYPASS_KEY = "pagesieve.bypass"

@@ -21,6 +21,7 @@ import socket
 import sys
 from pathlib import Path
 
+from pagesieve import config as C
 from pagesieve.errors import ConfigError
 
 log = logging.getLogger("pagesieve.proxy")
@@ -57,7 +58,6 @@ def check_listen(host: str, port: int) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from pagesieve import config as C
     cfg = C.load(args.config)
     if args.preset and args.preset not in cfg.presets:
         raise ConfigError(f"--preset {args.preset!r}: unknown preset; available: {', '.join(sorted(cfg.presets))}")
@@ -70,7 +70,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         confdir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ConfigError(f"confdir {confdir}: cannot create it: {err.strerror}") from err
-    preset = args.preset or cfg.default_preset
+    preset = cfg.preset_for(args.preset)
     shown = f"[{host}]" if ":" in host else host
     workers = s.workers or os.cpu_count() or 1
     ways = [f"add ?{s.bypass_param} to its URL"] if s.bypass_param else []

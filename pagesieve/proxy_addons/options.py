@@ -1,6 +1,7 @@
 """The proxy's settings (the global ``proxy:`` section) and the addon that holds the configuration.
 
-:class:`ProxySettings` is declared here once; ``config.yaml``'s generated block documents it.
+:class:`ProxySettings` is declared in :mod:`pagesieve.globals` (below the proxy, so the engine reads it
+without mitmproxy).
 :class:`ConfigSource` is the first pagesieve addon: it declares the mitmproxy options
 ``pagesieve_config`` (a config file) and ``pagesieve_preset`` (the default preset), loads and
 validates the file when they change — a bad file is refused with mitmproxy's own option error,
@@ -12,55 +13,17 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from mitmproxy import ctx, exceptions
 
+from pagesieve import config as C
 from pagesieve.errors import ConfigError
-from pagesieve.settings import setting
+from pagesieve.globals import ProxySettings
+
+__all__ = ["ConfigSource", "ProxySettings"]
 
 log = logging.getLogger("pagesieve.proxy")
-
-LOG_LEVELS = ("debug", "info", "warning", "error")
-
-
-@dataclass(frozen=True)
-class ProxySettings:
-    """The filtering proxy (``pagesieve run`` / ``mitmdump -s pagesieve/proxy_addons/script.py``)."""
-
-    listen_host: str = setting("127.0.0.1", "Address the proxy listens on (127.0.0.1: this machine only; "
-                                            "0.0.0.0 exposes it to the network).", group="proxy")
-    listen_port: int = setting(8080, "TCP port the proxy listens on.", minimum=1, maximum=65535, group="proxy")
-    confdir: str = setting("~/.mitmproxy", "mitmproxy's directory: its CA certificate (mitmproxy-ca-cert.pem, "
-                                           "to trust for HTTPS) and its own config.", group="proxy")
-    workers: int = setting(0, "Worker processes that run the filters (0: one per CPU core).",
-                           minimum=0, maximum=256, group="proxy")
-    max_body_bytes: int = setting(8_000_000, "Bodies larger than this many bytes (compressed or decoded) are "
-                                             "served unfiltered (reason=too-large); the largest corpus page "
-                                             "is 1.5 MB.", minimum=1, group="proxy")
-    timeout_seconds: float = setting(10.0, "A page whose filtering takes longer than this many seconds is served "
-                                           "unfiltered (reason=timeout); time waiting for a free worker does "
-                                           "not count.", minimum=0.01, maximum=600, group="proxy")
-    max_queue_ms: int = setting(2000, "A page that would wait longer than this many milliseconds for a free "
-                                      "worker is served unfiltered (reason=busy): an overloaded proxy degrades "
-                                      "to a plain proxy instead of slowing every page down.",
-                                minimum=0, maximum=600_000, group="proxy")
-    bypass_hosts: tuple[str, ...] = setting((), "Sites never filtered: a host matches an entry equal to it or "
-                                                "ending in '.' + entry (example.org covers www.example.org).",
-                                            group="proxy")
-    bypass_param: str = setting("pagesieve=off", "Query parameter (name=value) that shows one page unfiltered; "
-                                                 "removed before the request goes to the site. Empty: none.",
-                                pattern=(r"(?:[^=&?# ][^&?# ]*=[^&?# ]*)?",
-                                         "name=value, e.g. pagesieve=off, or empty"), group="proxy")
-    bypass_header: str = setting("X-Pagesieve-Bypass", "Request header that, when present and not '0', shows one "
-                                                       "page unfiltered; removed before the request goes to the "
-                                                       "site. Empty: none.",
-                                 pattern=(r"[!#$%&'*+.^_`|~0-9A-Za-z-]*",
-                                          "an HTTP header name, e.g. X-Pagesieve-Bypass, or empty"), group="proxy")
-    log_level: str = setting("info", "Log level of the proxy's own messages (info: one line per filtered page "
-                                     "and per page served unfiltered because of an error).",
-                             choices=LOG_LEVELS, group="proxy")
 
 
 class ConfigSource:
@@ -80,8 +43,6 @@ class ConfigSource:
                           "pagesieve preset for users who chose none (empty: the config's `preset`).")
 
     def configure(self, updated: set[str]) -> None:
-        from pagesieve import config as C
-
         if "pagesieve_config" in updated or self.cfg is None:
             path = ctx.options.pagesieve_config
             if path or self._given is None:

@@ -27,17 +27,24 @@ default is not stored, so a later change of ``config.yaml`` reaches this user.
 
 from __future__ import annotations
 
-import html
 import logging
 import types
 import typing
-from typing import Any, Mapping
-from urllib.parse import parse_qsl, urlsplit
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal, Mapping
+from urllib.parse import urlsplit
 
+import flask
 from mitmproxy import http
+from mitmproxy.addons import asgiapp
+from werkzeug.exceptions import HTTPException
 
 from pagesieve import settings as S
+from pagesieve.config import check_user_key, scope_of
 from pagesieve.errors import ConfigError
+from pagesieve.filters import FILTERS
+from pagesieve.profiles import Profile, ProfileError, SiteRule, chain_for, normalize_host, overrides_tree
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
 
@@ -58,16 +65,12 @@ SECURITY_HEADERS = {
 GROUPS = (("ignore", "Ignore settings", "What the ignore filter leaves out of every page."),
           ("advanced", "Advanced settings", "Each filter's thresholds."),
           ("accessibility", "Accessibility", "Repairs made for screen readers and keyboards."))
-STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1rem auto;padding:0 1rem}"
-         "fieldset{margin:1rem 0;border:1px solid #888}legend{font-weight:bold}"
-         ".field{margin:.5rem 0}.doc{display:block;font-size:.9em;color:#444}"
-         ".error{color:#a00;font-weight:bold}.summary{border:2px solid #a00;padding:.5rem 1rem}"
-         ".saved{border:2px solid #070;padding:.5rem 1rem}"
-         "button{font-size:1.1em;padding:.4rem 1.2rem}:focus{outline:3px solid #06c;outline-offset:2px}")
-
-
-def _esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+#: Up to this many fixed values are radio buttons (all visible at once); more are a select.
+MAX_RADIO_CHOICES = 5
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: The authenticated user of the request being answered (set by the addon from flow.metadata,
+#: never from the request: asgiref runs the WSGI app in a copy of this context).
+_USER: ContextVar[str | None] = ContextVar("pagesieve_settings_user", default=None)
 
 
 def _field_id(key: str) -> str:
@@ -78,11 +81,9 @@ class Form:
     """The settings of one user as form fields: rendering, and parsing a submitted form."""
 
     def __init__(self, cfg: Any) -> None:
-        from pagesieve.filters import FILTERS
-
         self.cfg = cfg
         self.filters = FILTERS
-        self.output = S.describe(type(cfg.resolve().output))
+        self.output = [i for i in S.describe(type(cfg.resolve().output)) if i["scope"] == S.USER]
 
     # -- values ----------------------------------------------------------------------------------
     def _all_filters(self, preset: str, tree: Mapping | None = None) -> Any:
@@ -93,11 +94,9 @@ class Form:
 
     def values(self, profile: Any, default_preset: str | None) -> dict[str, Any]:
         """Dotted key → effective value for ``profile`` (what the page shows)."""
-        from pagesieve.profiles import chain_for, overrides_tree
-
-        preset = profile.preset or default_preset or self.cfg.default_preset
+        preset = self.cfg.preset_for(profile.preset, default_preset)
         tree = overrides_tree(self.cfg, preset, profile)
-        chain = tree.pop("chain", None) or list(self.cfg.presets[preset]["chain"])
+        tree.pop("chain", None)  # the chain shown is chain_for(...) below
         spec = self._all_filters(preset, tree)
         out: dict[str, Any] = {"preset": profile.preset or "", "chain": chain_for(self.cfg, preset, profile.toggles)}
         for name, inst in spec.filters:
@@ -117,15 +116,20 @@ class Form:
     def parse(self, user: str, form: Mapping[str, list[str]], default_preset: str | None):
         """The profile the submitted ``form`` describes, and the raw values to show back.
         Raises ProfileError (key → message) for values that are not even of the right type."""
-        from pagesieve.profiles import Profile, ProfileError, SiteRule, normalize_host
-
         def one(key: str) -> str | None:
             got = form.get(key)
             return got[-1] if got else None
 
         errors: dict[str, str] = {}
+        fields = {key for key, _ in self._items()}
+        for key in form:  # a setting the page does not offer (the operator's) is refused, not ignored
+            if key not in fields and scope_of(key) is not None:
+                try:
+                    check_user_key(key)
+                except ConfigError as err:
+                    errors[key] = str(err)
         preset = (one("preset") or "").strip() or None
-        base = preset if preset in self.cfg.presets else (default_preset or self.cfg.default_preset)
+        base = self.cfg.preset_for(preset if preset in self.cfg.presets else None, default_preset)
         # The fields showed the settings of the preset the page was rendered with: what differs from
         # that preset's defaults is what the user set (when they also chose another preset, their
         # edits carry over to it; the values they left as shown follow the new preset).
@@ -194,158 +198,72 @@ class Form:
         return raw
 
     def _items(self):
+        """The fields of the page: the user-scope settings (no others are shown or read)."""
         for name, cls in self.filters.items():
             for item in S.describe(cls.Settings):
-                if item["group"] in dict((g, 1) for g, _, _ in GROUPS):
+                if item["group"] in dict((g, 1) for g, _, _ in GROUPS) and item["scope"] == S.USER:
                     yield f"filters.{name}.{item['name']}", item
         for item in self.output:
             yield f"output.{item['name']}", item
 
-    # -- rendering -------------------------------------------------------------------------------
-    def render(self, user: str, token: str, values: Mapping[str, Any], sites: Mapping[str, Any],
-               default_preset: str, errors: Mapping[str, str] | None = None, message: str = "",
-               host: str = "") -> str:
-        errors = errors or {}
-        parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8>"
-                 f"<meta name=viewport content='width=device-width, initial-scale=1'>"
-                 f"<title>pagesieve settings for {_esc(user)}</title><style>{STYLE}</style></head><body>"
-                 f"<main id=main><h1>pagesieve settings for {_esc(user)}</h1>"
-                 "<p>Saved settings apply from the next page you load. Values left at their default follow "
-                 "the proxy's configuration when it changes.</p>"]
-        if errors:
-            items = "".join(f"<li><a href='#{_field_id(k)}'>{_esc(m)}</a></li>" for k, m in errors.items())
-            parts.append(f"<div class=summary role=alert aria-labelledby=err-h><h2 id=err-h>Nothing was saved: "
-                         f"{len(errors)} value{'s' if len(errors) > 1 else ''} to correct</h2><ul>{items}</ul></div>")
-        elif message:
-            parts.append(f"<div class=saved role=status><p>{_esc(message)}</p></div>")
-        shown = values.get("preset") or default_preset
-        parts.append(f"<form method=post action='/' accept-charset=utf-8>"
-                     f"<input type=hidden name=csrf value='{_esc(token)}'>"
-                     f"<input type=hidden name=shown_preset value='{_esc(shown)}'>")
-        parts.append(self._general(values, default_preset, errors))
-        parts.append(self._chain(values))
-        for group, title, doc in GROUPS:
-            parts.append(self._group(group, title, doc, values, errors))
-        parts.append(self._sites(sites, errors))
-        parts.append("<p><button type=submit>Save settings</button></p></form></main></body></html>")
-        return "".join(parts)
-
-    def _control(self, key: str, item: Mapping, value: Any, errors: Mapping[str, str], label: str = "") -> str:
-        fid, tp, meta = _field_id(key), item["type"], item["meta"]
-        label = _esc(label or item["name"].replace("_", " "))
-        doc_id = fid + "-doc"
-        err = errors.get(key)
-        described = doc_id + (f" {fid}-err" if err else "")
-        invalid = " aria-invalid=true" if err else ""
-        doc = f"<span class=doc id={doc_id}>{_esc(item['doc'])} ({_esc(item['allowed'])}; default " \
-              f"{_esc(item['default'])})</span>"
-        err_html = f"<span class=error id={fid}-err>{_esc(err)}</span>" if err else ""
+    # -- what the template shows --------------------------------------------------------------
+    def field(self, key: str, item: Mapping, value: Any, errors: Mapping[str, str], label: str = "") -> dict:
+        """One control as the template draws it; its kind fits the setting's: a checkbox for a
+        switch, radio buttons for a few fixed values (a select for more), a number box with its
+        bounds, a text box for text and lists (comma-separated)."""
+        tp, meta = item["type"], item["meta"]
+        inner = tp
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            inner = [a for a in typing.get_args(tp) if a is not type(None)][0]
+        choices = typing.get_args(inner) if typing.get_origin(inner) is Literal else meta.get("choices")
+        f = {"key": key, "id": _field_id(key), "label": label or item["name"].replace("_", " "),
+             "doc": f"{item['doc']} ({item['allowed']}; default {item['default']})", "error": errors.get(key),
+             "value": value, "options": (), "attrs": {}}
         if tp is bool:
-            checked = " checked" if value else ""
-            return (f"<div class=field><input type=checkbox id={fid} name='{key}' value=on{checked} "
-                    f"aria-describedby='{described}'{invalid}> <label for={fid}>{label}</label>{doc}{err_html}</div>")
-        if meta.get("choices") and tp is str:
-            opts = "".join(f"<option{' selected' if c == value else ''}>{_esc(c)}</option>" for c in meta["choices"])
-            return (f"<div class=field><label for={fid}>{label}</label> <select id={fid} name='{key}' "
-                    f"aria-describedby='{described}'{invalid}>{opts}</select>{doc}{err_html}</div>")
-        if isinstance(value, (list, tuple)):
-            shown, kind = ", ".join(value), "text"
-        elif typing.get_origin(tp) is tuple:
-            shown, kind = value or "", "text"
+            f["kind"] = "checkbox"
+        elif choices and typing.get_origin(inner) is not tuple:
+            f["kind"] = "radio" if len(choices) <= MAX_RADIO_CHOICES else "select"
+            f["options"] = tuple(choices)
+        elif inner in (int, float):
+            f["kind"] = "number"
+            f["attrs"] = {"step": "any" if inner is float else "1", "min": meta.get("min"), "max": meta.get("max")}
         else:
-            shown = value
-            inner = [a for a in typing.get_args(tp) if a is not type(None)] if typing.get_origin(tp) in (
-                typing.Union, types.UnionType) else [tp]
-            kind = "number" if inner[0] in (int, float) else "text"
-        extra = ""
-        if kind == "number":
-            extra = " step=any" if tp is float else " step=1"
-            if meta.get("min") is not None:
-                extra += f" min={meta['min']}"
-            if meta.get("max") is not None:
-                extra += f" max={meta['max']}"
-        return (f"<div class=field><label for={fid}>{label}</label> <input type={kind} id={fid} name='{key}' "
-                f"value='{_esc(shown)}'{extra} aria-describedby='{described}'{invalid}>{doc}{err_html}</div>")
+            f["kind"] = "text"
+            if isinstance(value, (list, tuple)):
+                f["value"] = ", ".join(value)
+        if f["kind"] != "checkbox" and f["value"] is None:
+            f["value"] = ""
+        return f
 
-    def _general(self, values, default_preset, errors) -> str:
-        current = values.get("preset") or ""
-        opts = [f"<option value=''{' selected' if not current else ''}>The proxy's default ({_esc(default_preset)})"
-                "</option>"]
-        for name, body in self.cfg.presets.items():
-            opts.append(f"<option value='{_esc(name)}'{' selected' if name == current else ''}>{_esc(name)}: "
-                        f"{_esc(body.get('description', ''))}</option>")
-        err = errors.get("preset")
-        out = ["<h2>Preset and output</h2><fieldset><legend>Preset</legend>"
-               f"<div class=field><label for=f-preset>Preset</label> <select id=f-preset name=preset"
-               f"{' aria-invalid=true' if err else ''}>{''.join(opts)}</select>"
-               f"{f'<span class=error>{_esc(err)}</span>' if err else ''}</div></fieldset>"
-               "<fieldset><legend>Output settings</legend>"]
-        for item in self.output:
-            key = f"output.{item['name']}"
-            out.append(self._control(key, item, values.get(key), errors))
-        on = "removed_links" in values.get("chain", ())
-        out.append(f"<div class=field><input type=checkbox id=f-append-links name='chain.removed_links' value=on"
-                   f"{' checked' if on else ''}> <label for=f-append-links>Append removed links to the bottom "
-                   "of the page</label></div></fieldset>")
-        return "".join(out)
-
-    def _chain(self, values) -> str:
-        chain = values.get("chain", ())
-        out = ["<h2>Filters</h2><fieldset><legend>Filters in use (the preset's order is kept)</legend>"]
-        for name, cls in self.filters.items():
-            if name == "removed_links":
-                continue  # under output settings, as in the paper
-            fid = _field_id(f"chain.{name}")
-            out.append(f"<div class=field><input type=checkbox id={fid} name='chain.{name}' value=on"
-                       f"{' checked' if name in chain else ''} aria-describedby={fid}-doc> <label for={fid}>{name}"
-                       f"</label><span class=doc id={fid}-doc>{_esc(cls.summary)}</span></div>")
-        out.append("</fieldset>")
-        return "".join(out)
-
-    def _group(self, group, title, doc, values, errors) -> str:
-        out = [f"<h2>{_esc(title)}</h2><p>{_esc(doc)}</p>"]
-        for name, cls in self.filters.items():
-            items = [i for i in S.describe(cls.Settings) if i["group"] == group]
-            if not items:
-                continue
-            out.append(f"<fieldset><legend>{_esc(name)}</legend>")
-            for item in items:
-                key = f"filters.{name}.{item['name']}"
-                out.append(self._control(key, item, values.get(key), errors))
-            out.append("</fieldset>")
-        return "".join(out)
-
-    def _sites(self, sites, errors) -> str:
-        def preset_select(fid, name, current):
-            opts = [f"<option value=''{' selected' if not current else ''}>(no other preset)</option>"]
-            opts += [f"<option{' selected' if p == current else ''}>{_esc(p)}</option>" for p in self.cfg.presets]
-            return f"<select id={fid} name='{name}'>{''.join(opts)}</select>"
-
-        out = ["<h2>Per-site rules</h2><p>On a site and its subdomains: use another preset, or do not filter.</p>"]
-        for i, (host, rule) in enumerate(sites.items()):
-            p = f"site.{i}"
-            out.append(f"<fieldset><legend>{_esc(host)}</legend><input type=hidden name='{p}.host' "
-                       f"value='{_esc(host)}'><div class=field><label for={_field_id(p + '.preset')}>Preset on "
-                       f"{_esc(host)}</label> {preset_select(_field_id(p + '.preset'), p + '.preset', rule.preset)}"
-                       f"</div><div class=field><input type=checkbox id={_field_id(p + '.bypass')} "
-                       f"name='{p}.bypass' value=on{' checked' if rule.bypass else ''}> <label "
-                       f"for={_field_id(p + '.bypass')}>Do not filter {_esc(host)}</label></div>"
-                       f"<div class=field><input type=checkbox id={_field_id(p + '.remove')} name='{p}.remove' "
-                       f"value=on> <label for={_field_id(p + '.remove')}>Remove this rule</label></div></fieldset>")
-        err = errors.get("site.new.host")
-        out.append("<fieldset><legend>Add a rule</legend><div class=field><label for=f-site-new-host>Host (e.g. "
-                   "example.org)</label> <input type=text id=f-site-new-host name='site.new.host'"
-                   f"{' aria-invalid=true aria-describedby=f-site-new-host-err' if err else ''}>"
-                   f"{f'<span class=error id=f-site-new-host-err>{_esc(err)}</span>' if err else ''}</div>"
-                   f"<div class=field><label for=f-site-new-preset>Preset on that host</label> "
-                   f"{preset_select('f-site-new-preset', 'site.new.preset', None)}</div>"
-                   "<div class=field><input type=checkbox id=f-site-new-bypass name='site.new.bypass' value=on> "
-                   "<label for=f-site-new-bypass>Do not filter that host</label></div></fieldset>")
-        return "".join(out)
+    def view(self, user: str, token: str, values: Mapping[str, Any], sites: Mapping[str, Any],
+             default_preset: str, errors: Mapping[str, str] | None = None, message: str = "") -> dict:
+        """Everything the settings template needs, escaped by the template itself."""
+        errors = errors or {}
+        groups = []
+        for group, title, doc in GROUPS:
+            sets = []
+            for name, cls in self.filters.items():
+                items = [i for i in S.describe(cls.Settings) if i["group"] == group and i["scope"] == S.USER]
+                if items:
+                    sets.append({"name": name, "fields": [
+                        self.field(f"filters.{name}.{i['name']}", i, values.get(f"filters.{name}.{i['name']}"),
+                                   errors) for i in items]})
+            groups.append({"title": title, "doc": doc, "fieldsets": sets})
+        return {
+            "user": user, "token": token, "errors": errors, "message": message,
+            "shown_preset": values.get("preset") or default_preset, "default_preset": default_preset,
+            "preset": values.get("preset") or "", "presets": self.cfg.presets,
+            "output": [self.field(f"output.{i['name']}", i, values.get(f"output.{i['name']}"), errors)
+                       for i in self.output],
+            "chain": values.get("chain", ()),
+            "filters": [(n, c.summary) for n, c in self.filters.items() if n != "removed_links"],
+            "groups": groups, "sites": list(sites.items()), "field_id": _field_id,
+        }
 
 
-class SettingsPage:
-    """Answers requests to ``users.settings_host`` itself (the settings app)."""
+class SettingsPage(asgiapp.WSGIApp):
+    """The settings app (Flask, templates in ``templates/``) mounted on ``users.settings_host``
+    as mitmproxy mounts its onboarding app; the user comes from ``flow.metadata``."""
 
     name = "pagesieve_settings_page"
 
@@ -354,6 +272,11 @@ class SettingsPage:
         self.identity = identity
         self._form: Form | None = None
         self._form_cfg: Any = None
+        self.app = create_app(self)
+        super().__init__(self.app, "", None)
+
+    def configure(self, updated: set[str]) -> None:
+        self.host = self._host()
 
     def _host(self) -> str:
         return self.source.cfg.globals["users"].settings_host.lower() if self.source.cfg else ""
@@ -363,94 +286,51 @@ class SettingsPage:
             self._form, self._form_cfg = Form(self.source.cfg), self.source.cfg
         return self._form
 
+    def should_serve(self, flow: http.HTTPFlow) -> bool:
+        return bool(flow.metadata.get(OWN_PAGE_KEY)) and flow.live and not flow.error and not flow.response
+
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if flow.request.pretty_host.lower() == self._host():
             flow.metadata[OWN_PAGE_KEY] = True
 
-    def request(self, flow: http.HTTPFlow) -> None:
-        if not flow.metadata.get(OWN_PAGE_KEY) or flow.response is not None:
+    async def request(self, flow: http.HTTPFlow) -> None:
+        if not self.should_serve(flow):
             return  # not ours, or the proxy already answered (e.g. 407 authentication required)
+        token = _USER.set(flow.metadata.get(USER_KEY))
         try:
-            flow.response = self._answer(flow)
-        except Exception:  # noqa: BLE001 - never a traceback to the browser
-            log.exception("settings page failed")
-            flow.response = self._page(500, "<h1>The settings page failed</h1><p>See the proxy's log.</p>")
+            await super().request(flow)
+        finally:
+            _USER.reset(token)
+        if flow.response is None:  # the app never answered (it logs why)
+            flow.response = http.Response.make(500, b"settings page failed", SECURITY_HEADERS)
 
-    # -- the app ---------------------------------------------------------------------------------
-    def _page(self, status: int, body: str, title: str = "pagesieve settings") -> http.Response:
-        if not body.startswith("<!doctype"):
-            body = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_esc(title)}</title></head>"
-                    f"<body><main>{body}</main></body></html>")
-        return http.Response.make(status, body.encode("utf-8"), SECURITY_HEADERS)
-
-    def _answer(self, flow: http.HTTPFlow) -> http.Response:
-        req = flow.request
-        user = flow.metadata.get(USER_KEY)
-        store = self.identity.store
-        if user is None or store is None:
-            return self._page(403, "<h1>Forbidden</h1><p>Not authenticated by the proxy.</p>")
-        path = urlsplit(req.path).path
-        if path != "/":
-            return self._page(404, "<h1>Not found</h1><p><a href='/'>The settings page</a></p>")
-        query = dict(parse_qsl(urlsplit(req.path).query))
-        if "user" in query and query["user"] != user:
-            return self._refuse(user, "asked for another user's settings")
-        if req.method == "GET" or req.method == "HEAD":
-            saved = "saved" in query
-            return self._show(user, store, message="Settings saved." if saved else "")
-        if req.method != "POST":
-            return self._page(405, "<h1>Method not allowed</h1>")
-        if len(req.raw_content or b"") > MAX_FORM_BYTES:
-            return self._page(413, "<h1>Form too large</h1>")
-        ctype = req.headers.get("content-type", "").split(";")[0].strip().lower()
-        if ctype != "application/x-www-form-urlencoded":
-            return self._page(415, "<h1>Unsupported form encoding</h1>")
-        form: dict[str, list[str]] = {}
-        for k, v in parse_qsl(req.get_text(strict=False) or "", keep_blank_values=True):
-            form.setdefault(k, []).append(v)
-        if "user" in form and form["user"][-1] != user:
-            return self._refuse(user, "posted another user's name")
-        origin = req.headers.get("origin")
-        if origin and urlsplit(origin).hostname != self._host():
-            return self._refuse(user, f"cross-site form post from {origin}")
-        if not store.check_csrf(user, (form.get("csrf") or [None])[-1]):
-            return self._refuse(user, "missing or wrong CSRF token")
-        return self._save(user, store, form)
-
-    def _refuse(self, user: str, why: str) -> http.Response:
-        log.warning("settings page: refused for %s: %s", user, why)
-        return self._page(403, f"<h1>Forbidden</h1><p>{_esc(why)}. Nothing was read or changed.</p>"
-                               "<p><a href='/'>Your settings</a></p>")
-
-    def _show(self, user, store, *, values=None, sites=None, errors=None, message="", status=200):
+    # -- the pages -------------------------------------------------------------------------------
+    def show(self, user, store, *, values=None, sites=None, errors=None, message="", status=200):
         form = self.form()
         profile = store.get(user)
-        preset = self.source.preset or self.source.cfg.default_preset
+        preset = self.source.cfg.preset_for(self.source.preset)
         if values is None:
             values = form.values(store.usable(profile, self.source.preset), self.source.preset)
             sites = profile.sites
-        body = form.render(user, store.csrf_token(user), values, sites or {}, preset, errors, message)
-        return self._page(status, body)
+        view = form.view(user, store.csrf_token(user), values, sites or {}, preset, errors, message)
+        return flask.render_template("settings.html", **view), status
 
-    def _save(self, user, store, form_data) -> http.Response:
-        from pagesieve.profiles import ProfileError
-
+    def save(self, user, store, form_data) -> Any:
         form = self.form()
         try:
             profile = form.parse(user, form_data, self.source.preset)
             store.save(profile, self.source.preset)
         except ProfileError as err:
-            shown = self._submitted(form_data)
-            return self._show(user, store, values=shown, sites={}, errors=_field_errors(err.errors), status=400)
+            return self.show(user, store, values=self.submitted(form_data), sites={},
+                             errors=_field_errors(err.errors), status=400)
         except ConfigError as err:
-            return self._show(user, store, values=self._submitted(form_data), sites={},
-                              errors={"preset": str(err)}, status=400)
+            return self.show(user, store, values=self.submitted(form_data), sites={},
+                             errors={"preset": str(err)}, status=400)
         log.info("settings page: %s saved %d setting(s), %d filter switch(es), %d site rule(s)", user,
                  len(profile.overrides), len(profile.toggles), len(profile.sites))
-        resp = http.Response.make(303, b"", {**SECURITY_HEADERS, "Location": "/?saved=1"})
-        return resp
+        return flask.redirect("/?saved=1", code=303)
 
-    def _submitted(self, form_data: Mapping[str, list[str]]) -> dict[str, Any]:
+    def submitted(self, form_data: Mapping[str, list[str]]) -> dict[str, Any]:
         """The submitted values (as typed) to show back with the errors."""
         values: dict[str, Any] = {"preset": (form_data.get("preset") or [""])[-1],
                                   "chain": [k[len("chain."):] for k in form_data if k.startswith("chain.")]}
@@ -461,6 +341,63 @@ class SettingsPage:
             else:
                 values[key] = got[-1] if got else ""
         return values
+
+
+def _message(status: int, title: str, text: str = "", link: bool = False):
+    return flask.render_template("message.html", title=title, text=text, link=link), status
+
+
+def _refuse(user: str, why: str):
+    log.warning("settings page: refused for %s: %s", user, why)
+    return _message(403, "Forbidden", f"{why}. Nothing was read or changed.", link=True)
+
+
+def create_app(page: SettingsPage) -> flask.Flask:
+    """The settings page as a WSGI app: one route, ``/`` (GET shows, POST saves)."""
+    app = flask.Flask("pagesieve.settings_page", template_folder=str(TEMPLATES))
+    app.config["MAX_CONTENT_LENGTH"] = MAX_FORM_BYTES
+
+    @app.after_request
+    def security_headers(resp: flask.Response) -> flask.Response:
+        for name, value in SECURITY_HEADERS.items():
+            if name != "Content-Type" or resp.mimetype == "text/html":
+                resp.headers[name] = value
+        return resp
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException):
+        titles = {404: "Not found", 405: "Method not allowed", 413: "Form too large"}
+        return _message(err.code or 500, titles.get(err.code or 500, err.name), link=err.code == 404)
+
+    @app.errorhandler(Exception)
+    def failed(err: Exception):  # never a traceback to the browser
+        log.error("settings page failed", exc_info=err)
+        return _message(500, "The settings page failed", "See the proxy's log.")
+
+    @app.route("/", methods=["GET", "HEAD", "POST"])
+    def index():
+        req = flask.request
+        user = _USER.get()
+        store = page.identity.store
+        if user is None or store is None:
+            return _message(403, "Forbidden", "Not authenticated by the proxy.")
+        if "user" in req.args and req.args["user"] != user:
+            return _refuse(user, "asked for another user's settings")
+        if req.method in ("GET", "HEAD"):
+            return page.show(user, store, message="Settings saved." if "saved" in req.args else "")
+        if req.mimetype != "application/x-www-form-urlencoded":
+            return _message(415, "Unsupported form encoding")
+        form: dict[str, list[str]] = req.form.to_dict(flat=False)
+        if "user" in form and form["user"][-1] != user:
+            return _refuse(user, "posted another user's name")
+        origin = req.headers.get("origin")
+        if origin and urlsplit(origin).hostname != page.host:
+            return _refuse(user, f"cross-site form post from {origin}")
+        if not store.check_csrf(user, (form.get("csrf") or [None])[-1]):
+            return _refuse(user, "missing or wrong CSRF token")
+        return page.save(user, store, form)
+
+    return app
 
 
 def _field_errors(errors: Mapping[str, str]) -> dict[str, str]:

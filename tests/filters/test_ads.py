@@ -243,9 +243,11 @@ def test_missing_list_logs_one_clear_line_and_removes_nothing(tmp_path, caplog):
     html = page_of('<img id=x src="https://ads.example.com/b.png"><div id=y class=ad-banner>Ad</div>')
     with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
         page, state, stats = run_filter("ads", html, url=URL, lists=[missing], cache_dir=None)
-    lines = [r.getMessage() for r in caplog.records]
+    lines = [r.getMessage() for r in caplog.records if r.name == "pagesieve.blocklists"]
     assert len(lines) == 1
     assert missing in lines[0] and "not found" in lines[0]
+    assert [r.getMessage().split(";")[0] for r in caplog.records if r.name == "pagesieve.filters.ads"] == [
+        "ads: inactive — no block list could be read"]
     assert "https://easylist.to/easylist/easylist.txt" in lines[0]
     assert {"x", "y"} <= ids(page) and stats[0]["status"] == "ok"
     assert state.record[-1]["action"] == "skip" and state.record[-1]["measured"] == {"missing": [missing]}

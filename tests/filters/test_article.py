@@ -93,7 +93,6 @@ def test_script_and_style_text_never_counts():
 def test_corpus_articles_are_found(corpus):
     """On real pages the rule finds an article on most of them and it holds much of the main text."""
     import re
-    from pagesieve.document import parse
     from tests.conftest import run_filters
 
     found, recall = 0, []

@@ -39,7 +39,7 @@ def browser_form(page_html: str) -> list[tuple[str, str]]:
             chosen = [o for o in el.iter("option") if o.get("selected") is not None]
             opt = chosen[0] if chosen else next(el.iter("option"))
             out.append((el.name, opt.get("value", opt.text_content())))
-        elif el.get("type") == "checkbox":
+        elif el.get("type") in ("checkbox", "radio"):
             if el.checked:
                 out.append((el.name, el.get("value") or "on"))
         else:
@@ -201,3 +201,44 @@ def test_settings_page_in_chromium(setup, tmp_path):
             browser.close()
     finally:
         proxy.stop()
+
+
+def test_settings_page_reflows_and_passes_axe_with_an_error_shown(setup, tmp_path):
+    """Issue 17: controls fit their kind, no sideways scroll from 1000 down to 320 CSS px, and
+    axe-core finds no serious or critical violation on the page — also when it shows an error."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.a11y.axe_run import _RUN, AXE_JS, GATED, TAGS, missing
+    from tests.proxy.test_browser import CHROMIUM, launch
+    if not os.path.exists(CHROMIUM) or missing():
+        pytest.skip(f"chromium or axe-core not available: {missing()}")
+    tmp, config, _, _ = setup
+    proxy = start_proxy(tmp / "p4", config=config)  # the module's proxy may be stopped (restart test)
+    try:
+        _reflow_and_axe(sync_api, proxy, _RUN, AXE_JS, GATED, TAGS, launch)
+    finally:
+        proxy.stop()
+
+
+def _reflow_and_axe(sync_api, proxy, _RUN, AXE_JS, GATED, TAGS, launch) -> None:
+    with sync_api.sync_playwright() as p:
+        browser = launch(p, proxy.url, "alice", USERS["alice"])
+        context = browser.new_context(bypass_csp=True)  # to inject axe; the page itself runs no script
+        page = context.new_page()
+        page.goto(SETTINGS)
+        assert page.get_by_role("radiogroup", name="format").is_visible()
+        assert page.get_by_role("radio", name="text", exact=True).count() == 1
+        assert page.locator("#f-filters-link_lists-ratio[type=number][min=\"0\"][max=\"100\"]").count() == 1
+        page.get_by_label("Host (e.g. example.org)").fill("not a host!")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Save settings").click()
+        assert page.get_by_role("alert").is_visible()
+        assert page.locator("#f-site-new-host[aria-invalid=true]").count() == 1
+        for width in (1000, 640, 320):
+            page.set_viewport_size({"width": width, "height": 800})
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"sideways scroll of {overflow} px at {width} CSS px"
+        page.add_script_tag(path=str(AXE_JS))
+        found = page.evaluate(_RUN, list(TAGS))
+        serious = [v for v in found if v["impact"] in GATED]
+        assert serious == [], serious
+        browser.close()

@@ -1,0 +1,95 @@
+"""A wheel built from the repository, installed into a fresh virtualenv (not editable), runs
+``pagesieve filter`` and ``pagesieve run`` with the configuration it ships (issue 13 §6)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import REPO
+from tests.proxy.conftest import AD_PAGE, Origin, Route, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.proxy]
+
+SKIP = shutil.ignore_patterns(".git", ".venv*", "node_modules", "build", "*.egg-info", "__pycache__",
+                              ".pytest_cache", "benchmarks")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    shutil.copytree(REPO, src, ignore=SKIP, symlinks=True)
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp / "dist"), str(src)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    wheel = next((tmp / "dist").glob("pagesieve-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "pagesieve/config.yaml" in names and "pagesieve/api.py" in names
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    # The dependencies come from this test's environment (a path, not its .pth files, so the
+    # editable install of the repository is not seen); pagesieve itself only from the wheel.
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q", str(wheel)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    home = tmp / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PAGESIEVE_CONFIG")}
+    env.update(HOME=str(home), PYTHONUNBUFFERED="1")
+    where = subprocess.run([str(py), "-c", "import pagesieve.config as c; print(c.DEFAULT_CONFIG)"], cwd=str(home),
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert where.returncode == 0, where.stderr
+    assert where.stdout.strip().startswith(str(venv)), where.stdout  # the installed copy, not the repository
+    return venv, home, env
+
+
+def test_installed_wheel_filters_a_page(installed):
+    venv, home, env = installed
+    page = home / "page.html"
+    page.write_text(AD_PAGE)
+    r = subprocess.run([str(venv / "bin" / "pagesieve"), "filter", "--output", "text", str(page)], cwd=str(home),
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "Harbour wall to be rebuilt" in r.stdout and "<p>" not in r.stdout
+
+
+def test_installed_wheel_runs_the_proxy(installed):
+    venv, home, env = installed
+    origin = Origin({"/a.html": Route(headers={"Content-Type": "text/html; charset=utf-8"}, body=AD_PAGE.encode())},
+                    host="127.0.0.3")
+    port = free_port()
+    log = home / "proxy.log"
+    proc = subprocess.Popen([str(venv / "bin" / "pagesieve"), "run", "--listen-port", str(port), "--confdir",
+                             str(home / "mitmproxy")], cwd=str(home), env=env, stdout=log.open("wb"),
+                            stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while "worker processes ready" not in log.read_text(errors="replace"):
+            assert proc.poll() is None, log.read_text(errors="replace")
+            assert time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.2)
+        with httpx.Client(proxy=f"http://127.0.0.1:{port}", trust_env=False, timeout=60) as c:
+            r = c.get(origin.url("/a.html"))
+        assert r.status_code == 200 and r.headers["x-pagesieve"].startswith("filtered; preset=declutter")
+        assert "Harbour wall to be rebuilt" in r.text and "id=\"menu\"" not in r.text
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        origin.close()
