@@ -89,7 +89,6 @@ def main(argv: list[str] | None = None) -> int:
           f"Python {sys.version.split()[0]}, lxml {'.'.join(map(str, lxml.etree.LXML_VERSION))}")
 
     floor = [timed(floor_once, d, args.repeat) for _, d in pages]
-    floor_total = sum(floor)
     print(f"\nfloor (lxml parse + serialize): median {statistics.median(floor):.2f} ms, "
           f"p95 {_percentile(floor, 0.95):.2f} ms per page")
     mem_pages = pages[:: max(1, len(pages) // args.memory_pages)][: args.memory_pages]

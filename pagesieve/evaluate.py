@@ -271,6 +271,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     Per-page errors are counted, never raised. ``page_tokens``: from :func:`page_infos` (or the
     older :func:`page_text_tokens`)."""
     from pagesieve import config as C
+    from pagesieve.api import Filterer
     from pagesieve.document import parse
     from pagesieve.filters.article import HEADLINE_CLASS
     from pagesieve.filters.main_content import BYLINE_CLASS
@@ -284,7 +285,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     if "accessibility" in cfg.presets[preset].get("chain", ()):
         added.append(("accessibility.title_heading", False))
     spec = cfg.resolve(preset, C.overrides_to_tree([*overrides, ("output.format", "text"), *added]))
-    filterer = Filterer.for_spec(spec)  # the public API's object, as the CLI uses it
+    chain = Filterer.for_spec(spec).chain  # the public API's object, as the CLI uses it
     res = PresetResult(preset=preset, pages=len(samples))
     times: list[float] = []
     ps, rs, fs, noise, noise_nl, heads = [], [], [], [], [], []

@@ -9,10 +9,8 @@ them all). Every setting here is operator-scope (the default of :func:`~pagesiev
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from pagesieve.errors import ConfigError
 from pagesieve.settings import setting
 from pagesieve.state import StateSettings
 

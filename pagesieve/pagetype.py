@@ -152,7 +152,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
         for child in parent:
             if isinstance(child.tag, str) and child.tag not in _SKIP:
                 groups[(child.tag, child.get("class") or "")].append(child)
-        for (tag, cls), items in groups.items():
+        for (_tag, cls), items in groups.items():
             if len(items) < MIN_POSTS or len(items) <= best[0] and len(items) < MIN_ITEMS:
                 continue
             linked = priced = posts = 0

@@ -465,7 +465,7 @@ EVERYTHING = (
     "<video id=v autoplay src=a.mp4></video><marquee id=m>news</marquee>"
     "<ul><li>a</li><div id=stray>b</div></ul><p><a id=icon href='https://twitter.com/x'><i></i></a></p>"
     "<form>Name: <input id=field name=n aria-labeledby=x></form>"
-    f"<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
+    "<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
 
 def head_css(page):
     return "".join(st.text or "" for st in page.root.findall("head/style"))

@@ -1,6 +1,8 @@
 """The paper's link-list remover: links / non-linked words (letters / chars_per_word) > ratio."""
 
 
+import pytest
+
 from pagesieve import dom
 from tests.conftest import run_filter, run_filters
 from tests.filters.test_article import para
