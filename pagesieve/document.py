@@ -199,8 +199,8 @@ def _safe_reference(m: re.Match) -> str:
         return m.group(0)
     if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
         return "\ufffd"  # as HTML5 replaces them
-    if code in _XML_UNSAFE:
-        return _XML_UNSAFE[code] or ""
+    if code in _XML_UNSAFE:  # never "": dropping it could join "&" and "#..." into a new reference
+        return _XML_UNSAFE[code] or "\ufffd"
     return m.group(0)
 
 
