@@ -3,7 +3,9 @@
     PagesieveError            base of everything below
     ├── ConfigError           a setting, preset or config file is wrong (start-up only)
     ├── InputError            a page cannot be read as HTML (empty, binary, unreadable)
-    └── FilterError           a filter failed on one page (the chain serves the page as it was)
+    ├── FilterError           a filter failed on one page (the chain serves the page as it was)
+    └── StateUnavailable      the state database (PostgreSQL) cannot be reached now; callers go on
+                              with what they know, and it recovers by itself
 
 Each message is one line meant for a person: it names the key or input, the bad value
 and what is allowed.
@@ -24,3 +26,7 @@ class InputError(PagesieveError):
 
 class FilterError(PagesieveError):
     """A filter raised while transforming a page."""
+
+
+class StateUnavailable(PagesieveError):
+    """The state database cannot be reached now (PostgreSQL down or unreachable); try again later."""

@@ -9,9 +9,11 @@ from __future__ import annotations
 from pagesieve.proxy_addons.options import ProxySettings
 from pagesieve.state import StateSettings
 from pagesieve.users import UsersSettings
+from pagesieve.users_ldap import DirectorySettings
 
 GLOBAL_SECTIONS: dict[str, type] = {
     "proxy": ProxySettings,
     "state": StateSettings,
     "users": UsersSettings,
+    "directory": DirectorySettings,
 }

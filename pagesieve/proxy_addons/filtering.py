@@ -179,9 +179,12 @@ class Declutter:
 
     def _new_pool(self) -> WorkerPool:
         cfg = self.source.cfg
-        state_path = getattr(cfg.globals.get("state"), "path", None)  # engineer E's `state:` section
-        if state_path and state_path != ":memory:":
-            state_path = os.path.expanduser(state_path)
+        settings = cfg.globals.get("state")
+        state_path = None
+        if settings is not None and (settings.url or settings.path != ":memory:"):
+            from pagesieve.state import location
+
+            state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
         return WorkerPool(self.source.settings.workers, cfg.resolve(self.source.preset), state_path)
 
     def done(self) -> None:

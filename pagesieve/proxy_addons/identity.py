@@ -68,11 +68,14 @@ class Identity:
             if proxyauth is None:
                 raise exceptions.OptionsError("users.auth is on but mitmproxy's proxyauth addon is not loaded")
             path = Path(users.htpasswd).expanduser()
-            if not path.exists():
+            directory = cfg.globals.get("directory")
+            if not path.exists() and not (directory and directory.url):
                 raise exceptions.OptionsError(f"users.auth is on but users.htpasswd ({path}) does not exist; "
                                               "add a user with `pagesieve users add NAME`")
             try:
-                proxyauth.validator = HtpasswdValidator(str(path))
+                from pagesieve.users_ldap import with_directory  # directory logins after htpasswd
+
+                proxyauth.validator = with_directory(HtpasswdValidator(str(path)), directory)
             except ConfigError as err:
                 raise exceptions.OptionsError(str(err)) from err
         key = (id(cfg), cfg.globals["state"].path)

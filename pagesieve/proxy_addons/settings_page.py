@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 from mitmproxy import http
 
 from pagesieve import settings as S
-from pagesieve.errors import ConfigError
+from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
 
@@ -371,7 +371,15 @@ class SettingsPage:
         if not flow.metadata.get(OWN_PAGE_KEY) or flow.response is not None:
             return  # not ours, or the proxy already answered (e.g. 407 authentication required)
         try:
+            if not getattr(self.identity.store, "available", True):
+                raise StateUnavailable("the state database is unavailable")
             flow.response = self._answer(flow)
+        except StateUnavailable:  # PostgreSQL down: browsing goes on, settings wait (logged once by state)
+            flow.response = self._page(
+                503, "<h1>Settings are unavailable for a moment</h1><p>The database that keeps settings cannot "
+                     "be reached. Pages are still filtered with your last known settings. Nothing was changed; "
+                     "try again in a minute.</p>", title="pagesieve settings: unavailable")
+            flow.response.headers["Retry-After"] = "30"
         except Exception:  # noqa: BLE001 - never a traceback to the browser
             log.exception("settings page failed")
             flow.response = self._page(500, "<h1>The settings page failed</h1><p>See the proxy's log.</p>")
