@@ -241,6 +241,7 @@ class ProfileStore:
         self.path = self.db.location
         self._lock = threading.RLock()
         self._cache: dict[str, Profile] = {}
+        self._last_known: dict[str, Profile] = {}  # survives invalidation: served while the database is down
         self._usable: dict[tuple[str, str | None], tuple[Profile, Profile]] = {}
         self._data_version: Any = None
         self._csrf: bytes | None = None
@@ -265,6 +266,7 @@ class ProfileStore:
     def _fresh(self) -> None:
         v = self.db.change_token()
         if v != self._data_version:
+            self._last_known.update(self._cache)
             self._cache.clear()
             self._usable.clear()
             self._data_version = v
@@ -277,19 +279,28 @@ class ProfileStore:
             cached = self._cache.get(user)
             if cached is not None:
                 return cached
-            rows = self.db.query('SELECT preset FROM profiles WHERE "user" = ?', (user,))
-            overrides, toggles = {}, {}
-            for key, value in self.db.query(
-                    'SELECT key, value FROM profile_settings WHERE "user" = ? ORDER BY key', (user,)):
-                if key.startswith(CHAIN_PREFIX):
-                    toggles[key[len(CHAIN_PREFIX):]] = bool(json.loads(value))
-                else:
-                    overrides[key] = json.loads(value)
-            sites = {host: SiteRule(preset, bool(bypass)) for host, preset, bypass in self.db.query(
-                'SELECT host, preset, bypass FROM profile_sites WHERE "user" = ? ORDER BY host', (user,))}
-            profile = Profile(user, rows[0][0] if rows else None, overrides, toggles, sites)
-            self._cache[user] = profile
+            try:
+                profile = self._read(user)
+            except StateUnavailable:
+                if user in self._last_known:
+                    return self._last_known[user]
+                raise
+            self._cache[user] = self._last_known[user] = profile
             return profile
+
+    def _read(self, user: str) -> Profile:
+        """``user``'s profile as the database has it now."""
+        rows = self.db.query('SELECT preset FROM profiles WHERE "user" = ?', (user,))
+        overrides, toggles = {}, {}
+        for key, value in self.db.query(
+                'SELECT key, value FROM profile_settings WHERE "user" = ? ORDER BY key', (user,)):
+            if key.startswith(CHAIN_PREFIX):
+                toggles[key[len(CHAIN_PREFIX):]] = bool(json.loads(value))
+            else:
+                overrides[key] = json.loads(value)
+        sites = {host: SiteRule(preset, bool(bypass)) for host, preset, bypass in self.db.query(
+            'SELECT host, preset, bypass FROM profile_sites WHERE "user" = ? ORDER BY host', (user,))}
+        return Profile(user, rows[0][0] if rows else None, overrides, toggles, sites)
 
     def users(self) -> list[str]:
         with self._lock:
@@ -354,6 +365,8 @@ class ProfileStore:
                     tx.execute('INSERT INTO profile_settings ("user", key, value) VALUES (?, ?, ?)', row)
                 for row in sites:
                     tx.execute('INSERT INTO profile_sites ("user", host, preset, bypass) VALUES (?, ?, ?, ?)', row)
+            self._last_known.update(self._cache)
+            self._last_known[profile.user] = profile
             self._cache.clear()
             self._usable.clear()
 
@@ -362,6 +375,7 @@ class ProfileStore:
         with self._lock:
             with self.db.transaction() as tx:
                 n = tx.execute('DELETE FROM profiles WHERE "user" = ?', (user,))
+            self._last_known.pop(user, None)
             self._cache.clear()
             self._usable.clear()
             return n > 0

@@ -284,6 +284,8 @@ class PostgresDatabase:
             raise ConfigError("state.url is a PostgreSQL URL but psycopg is not installed: "
                               "pip install 'psycopg[binary,pool]'") from err
         self._psycopg = psycopg
+        # The pool logs every failed reconnection attempt; an outage is logged here, once.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         self.location = _redact(url)
         self.refresh_seconds = refresh_seconds
         self._available = True
