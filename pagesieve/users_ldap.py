@@ -33,6 +33,10 @@ from pagesieve.settings import setting
 
 log = logging.getLogger("pagesieve.proxy")
 
+CONNECT_TIMEOUT_SECONDS = 3
+"""How long connecting to (or waiting for an answer from) the directory may take (a directory on the
+LAN answers in milliseconds; past this it counts as unreachable and the login is refused)."""
+
 
 @dataclass(frozen=True)
 class DirectorySettings:
@@ -86,9 +90,19 @@ class DirectoryValidator:
         self._unreachable = False
 
     def _connect(self) -> Any:
+        """mitmproxy's validator, built as its ``__init__`` builds it plus timeouts (its own server
+        has none: an unreachable directory would hold the proxy for the OS's TCP timeout)."""
+        import ldap3
         from mitmproxy.addons.proxyauth import Ldap
 
-        return Ldap(self.spec)  # binds as bind_dn (auto_bind): raises when that fails
+        use_ssl, host, port, user, password, subtree, key = Ldap.parse_spec(self.spec)
+        ldap = Ldap.__new__(Ldap)
+        ldap.server = ldap3.Server(host, port=port, use_ssl=use_ssl, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+        ldap.dn_subtree, ldap.filter_key = subtree, key
+        # binds as bind_dn (auto_bind): raises when that fails
+        ldap.conn = ldap3.Connection(ldap.server, user, password, auto_bind=True,
+                                     receive_timeout=CONNECT_TIMEOUT_SECONDS)
+        return ldap
 
     def __call__(self, username: str, password: str) -> bool:
         if not username or not password:

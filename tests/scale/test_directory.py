@@ -91,3 +91,21 @@ def test_settings_that_mitmproxy_cannot_take_are_refused(change, message):
     with pytest.raises(ConfigError, match=message):
         mitmproxy_spec(DirectorySettings(**{**base, **change}))
     assert mitmproxy_spec(DirectorySettings(**base)) == "ldap:127.0.0.1:389:cn=a,dc=o:pw:dc=o?search_filter_key=uid"
+
+
+def test_a_directory_that_never_answers_refuses_instead_of_hanging():
+    import socket
+    import threading
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts connections (the kernel does), never answers a bind
+    try:
+        v = DirectoryValidator(settings(f"ldap://127.0.0.1:{silent.getsockname()[1]}"))
+        out = []
+        t = threading.Thread(target=lambda: out.append(v("erin", USERS["erin"])), daemon=True)
+        t.start()
+        t.join(60)  # the directory's timeouts are a few seconds; a hang would be minutes
+        assert out == [False]
+    finally:
+        silent.close()
