@@ -5,7 +5,9 @@
     ├── InputError            a page cannot be read as HTML (empty, binary, unreadable);
     │                         its ``reason`` is the short word the proxy reports (``not-html``,
     │                         ``unparsable``)
-    └── FilterError           a filter failed on one page (the chain serves the page as it was)
+    ├── FilterError           a filter failed on one page (the chain serves the page as it was)
+    └── StateUnavailable      the state database (PostgreSQL) cannot be reached now; callers go on
+                              with what they know, and it recovers by itself
 
 Each message is one line meant for a person: it names the key or input, the bad value
 and what is allowed.
@@ -35,3 +37,7 @@ class UnparsableError(InputError):
 
 class FilterError(PagesieveError):
     """A filter raised while transforming a page."""
+
+
+class StateUnavailable(PagesieveError):
+    """The state database cannot be reached now (PostgreSQL down or unreachable); try again later."""

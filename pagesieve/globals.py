@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import setting
 from pagesieve.state import StateSettings
+from pagesieve.users_ldap import DirectorySettings
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -77,4 +78,5 @@ GLOBAL_SECTIONS: dict[str, type] = {
     "proxy": ProxySettings,
     "state": StateSettings,
     "users": UsersSettings,
+    "directory": DirectorySettings,
 }

@@ -15,8 +15,9 @@ Every save is validated with the same rules as ``config.yaml`` (:meth:`pagesieve
 before anything is written; a bad value raises :class:`ProfileError` naming each bad key.
 :meth:`ProfileStore.effective` gives the proxy what it needs for one request.
 
-Schema (component ``profiles``; append to :data:`MIGRATIONS` to change it, never edit an
-applied script)::
+Schema (component ``profiles``, in SQLite or PostgreSQL through :mod:`pagesieve.state`; append
+to :data:`MIGRATIONS` to change it, never edit an applied script; each entry has the same schema
+in both dialects, ``"user"`` quoted because it is a reserved word in PostgreSQL)::
 
     profiles(user PK, preset, updated_at)
     profile_settings(user, key, value JSON)        -- key: dotted setting key or "chain.<filter>"
@@ -39,14 +40,14 @@ from typing import Any, Mapping
 
 from pagesieve import state
 from pagesieve.config import Config, check_user_key, overrides_to_tree
-from pagesieve.errors import ConfigError
+from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.filters import FILTERS
 
 log = logging.getLogger("pagesieve.profiles")
 
 COMPONENT = "profiles"
 MIGRATIONS = [
-    """
+    {"sqlite": """
     CREATE TABLE profiles (
         user TEXT PRIMARY KEY,
         preset TEXT,
@@ -70,6 +71,30 @@ MIGRATIONS = [
         value BLOB NOT NULL
     );
     """,
+     "postgresql": """
+    CREATE TABLE profiles (
+        "user" TEXT PRIMARY KEY,
+        preset TEXT,
+        updated_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE profile_settings (
+        "user" TEXT NOT NULL REFERENCES profiles("user") ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY ("user", key)
+    );
+    CREATE TABLE profile_sites (
+        "user" TEXT NOT NULL REFERENCES profiles("user") ON DELETE CASCADE,
+        host TEXT NOT NULL,
+        preset TEXT,
+        bypass INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY ("user", host)
+    );
+    CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        value BYTEA NOT NULL
+    );
+    """},
 ]
 
 CHAIN_PREFIX = "chain."
@@ -194,64 +219,94 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
 
 
 class ProfileStore:
-    """User profiles in the state database; thread-safe; one connection per store.
+    """User profiles in the state database (SQLite or PostgreSQL, :mod:`pagesieve.state`); thread-safe.
 
     Only user-scope settings are accepted (:func:`pagesieve.config.check_user_key`); a stored key
     of another scope (saved before scopes existed) is ignored, logged once, never applied.
 
     ``effective()`` is called for every proxied request: it reads a profile once and caches it
-    until a save here, or a commit by another process (SQLite's ``PRAGMA data_version``).
+    until a save here, or a commit by another process or instance (:meth:`Database.change_token`:
+    SQLite's ``PRAGMA data_version``, PostgreSQL's change counter polled every
+    ``state.refresh_seconds``). While the database is unavailable, ``effective()`` answers from
+    that cache (the last known settings) or with the defaults, and ``get``/``save`` raise
+    :class:`~pagesieve.errors.StateUnavailable` (the settings page answers 503).
     """
 
     def __init__(self, cfg: Config, path: str | None = None) -> None:
         self.cfg = cfg
-        self.path = path if path is not None else cfg.globals["state"].path
-        self.conn = state.connect(self.path)
+        where = path if path is not None else cfg.globals["state"]
+        try:
+            self.db = state.open_database(where)
+        except StateUnavailable as err:  # at start-up: say so in one line
+            raise ConfigError(f"{err} (is PostgreSQL running and state.url right?)") from err
+        self.path = self.db.location
         self._lock = threading.RLock()
         self._cache: dict[str, Profile] = {}
+        self._last_known: dict[str, Profile] = {}  # survives invalidation: served while the database is down
         self._usable: dict[tuple[str, str | None], tuple[Profile, Profile]] = {}
-        self._data_version = None
+        self._data_version: Any = None
         self._logged: set[tuple[str, str, str]] = set()  # (user, key, message) already logged as ignored
-        with self._lock:
-            state.migrate(self.conn, COMPONENT, MIGRATIONS)
+        self._csrf: bytes | None = None
+        try:
+            with self._lock:
+                self.db.migrate(COMPONENT, MIGRATIONS)
+        except BaseException:
+            self.db.close()
+            raise
+
+    @property
+    def available(self) -> bool:
+        """False while the state database cannot be reached (PostgreSQL down)."""
+        return self.db.available
 
     def close(self) -> None:
         with self._lock:
-            self.conn.close()
+            self.db.close()
 
     # -- reading -----------------------------------------------------------------------------
 
     def _fresh(self) -> None:
-        v = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        v = self.db.change_token()
         if v != self._data_version:
+            self._last_known.update(self._cache)
             self._cache.clear()
             self._usable.clear()
             self._data_version = v
 
     def get(self, user: str) -> Profile:
-        """``user``'s profile (an empty one when they never saved)."""
+        """``user``'s profile (an empty one when they never saved); StateUnavailable when it is
+        not cached and the database cannot be reached."""
         with self._lock:
             self._fresh()
             cached = self._cache.get(user)
             if cached is not None:
                 return cached
-            row = self.conn.execute("SELECT preset FROM profiles WHERE user = ?", (user,)).fetchone()
-            overrides, toggles = {}, {}
-            for key, value in self.conn.execute(
-                    "SELECT key, value FROM profile_settings WHERE user = ? ORDER BY key", (user,)):
-                if key.startswith(CHAIN_PREFIX):
-                    toggles[key[len(CHAIN_PREFIX):]] = bool(json.loads(value))
-                else:
-                    overrides[key] = json.loads(value)
-            sites = {host: SiteRule(preset, bool(bypass)) for host, preset, bypass in self.conn.execute(
-                "SELECT host, preset, bypass FROM profile_sites WHERE user = ? ORDER BY host", (user,))}
-            profile = Profile(user, row["preset"] if row else None, overrides, toggles, sites)
-            self._cache[user] = profile
+            try:
+                profile = self._read(user)
+            except StateUnavailable:
+                if user in self._last_known:
+                    return self._last_known[user]
+                raise
+            self._cache[user] = self._last_known[user] = profile
             return profile
+
+    def _read(self, user: str) -> Profile:
+        """``user``'s profile as the database has it now."""
+        rows = self.db.query('SELECT preset FROM profiles WHERE "user" = ?', (user,))
+        overrides, toggles = {}, {}
+        for key, value in self.db.query(
+                'SELECT key, value FROM profile_settings WHERE "user" = ? ORDER BY key', (user,)):
+            if key.startswith(CHAIN_PREFIX):
+                toggles[key[len(CHAIN_PREFIX):]] = bool(json.loads(value))
+            else:
+                overrides[key] = json.loads(value)
+        sites = {host: SiteRule(preset, bool(bypass)) for host, preset, bypass in self.db.query(
+            'SELECT host, preset, bypass FROM profile_sites WHERE "user" = ? ORDER BY host', (user,))}
+        return Profile(user, rows[0][0] if rows else None, overrides, toggles, sites)
 
     def users(self) -> list[str]:
         with self._lock:
-            return [r[0] for r in self.conn.execute("SELECT user FROM profiles ORDER BY user")]
+            return [r[0] for r in self.db.query('SELECT "user" FROM profiles ORDER BY "user"')]
 
     def usable(self, profile: Profile, default_preset: str | None = None) -> Profile:
         """``profile`` without what no longer validates under the current ``config.yaml`` (a
@@ -282,7 +337,10 @@ class ProfileStore:
         """What the proxy needs for ``user`` fetching from ``host``:
         ``{"user", "preset" (None: the default), "overrides" (nested tree), "bypass"}``."""
         with self._lock:
-            profile = self.get(user)
+            try:
+                profile = self.get(user)
+            except StateUnavailable:  # logged once by the database; the defaults until it is back
+                profile = Profile(user)
             hit = self._usable.get((user, default_preset))
             if hit is None or hit[0] is not profile:
                 hit = self._usable[(user, default_preset)] = (profile, self.usable(profile, default_preset))
@@ -303,38 +361,42 @@ class ProfileStore:
         rows += [(profile.user, CHAIN_PREFIX + k, json.dumps(v)) for k, v in profile.toggles.items()]
         sites = [(profile.user, h, r.preset, int(r.bypass)) for h, r in profile.sites.items()]
         with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                self.conn.execute("INSERT INTO profiles (user, preset, updated_at) VALUES (?, ?, ?) "
-                                  "ON CONFLICT(user) DO UPDATE SET preset = excluded.preset, "
-                                  "updated_at = excluded.updated_at", (profile.user, profile.preset, time.time()))
-                self.conn.execute("DELETE FROM profile_settings WHERE user = ?", (profile.user,))
-                self.conn.execute("DELETE FROM profile_sites WHERE user = ?", (profile.user,))
-                self.conn.executemany("INSERT INTO profile_settings (user, key, value) VALUES (?, ?, ?)", rows)
-                self.conn.executemany("INSERT INTO profile_sites (user, host, preset, bypass) VALUES (?, ?, ?, ?)",
-                                      sites)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+            with self.db.transaction() as tx:
+                tx.execute('INSERT INTO profiles ("user", preset, updated_at) VALUES (?, ?, ?) '
+                           'ON CONFLICT ("user") DO UPDATE SET preset = excluded.preset, '
+                           'updated_at = excluded.updated_at', (profile.user, profile.preset, time.time()))
+                tx.execute('DELETE FROM profile_settings WHERE "user" = ?', (profile.user,))
+                tx.execute('DELETE FROM profile_sites WHERE "user" = ?', (profile.user,))
+                for row in rows:
+                    tx.execute('INSERT INTO profile_settings ("user", key, value) VALUES (?, ?, ?)', row)
+                for row in sites:
+                    tx.execute('INSERT INTO profile_sites ("user", host, preset, bypass) VALUES (?, ?, ?, ?)', row)
+            self._last_known.update(self._cache)
+            self._last_known[profile.user] = profile
             self._cache.clear()
             self._usable.clear()
 
     def delete(self, user: str) -> bool:
         """Forget ``user``'s profile; True if there was one."""
         with self._lock:
-            cur = self.conn.execute("DELETE FROM profiles WHERE user = ?", (user,))
+            with self.db.transaction() as tx:
+                n = tx.execute('DELETE FROM profiles WHERE "user" = ?', (user,))
+            self._last_known.pop(user, None)
             self._cache.clear()
             self._usable.clear()
-            return cur.rowcount > 0
+            return n > 0
 
     # -- the settings page's CSRF tokens -------------------------------------------------------
 
     def _csrf_key(self) -> bytes:
+        """The installation's key (one row, written by whichever instance came first; then kept here)."""
         with self._lock:
-            self.conn.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)",
-                              (CSRF_SECRET, secrets.token_bytes(CSRF_KEY_BYTES)))
-            return bytes(self.conn.execute("SELECT value FROM secrets WHERE name = ?", (CSRF_SECRET,)).fetchone()[0])
+            if self._csrf is None:
+                with self.db.transaction() as tx:
+                    tx.execute("INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                               (CSRF_SECRET, secrets.token_bytes(CSRF_KEY_BYTES)))
+                self._csrf = bytes(self.db.query("SELECT value FROM secrets WHERE name = ?", (CSRF_SECRET,))[0][0])
+            return self._csrf
 
     def csrf_token(self, user: str) -> str:
         """The settings form's token for ``user``: HMAC-SHA256 of the user name under a random key

@@ -4,9 +4,11 @@ The ``template_blocks`` filter (ContentExtractor) needs "the other pages of this
 compares a page's blocks with the blocks of pages of the same site seen recently, then records
 the page's own blocks. This module keeps those records, bounded per site by count and age:
 
-* :class:`SiteMemory` — the records in SQLite (the project's state database, through
-  :func:`pagesieve.state.connect` / :func:`pagesieve.state.migrate`); ``.site(host)`` gives one
-  site's store. The proxy passes ``store=SiteMemory(path).site(host)`` per page.
+* :class:`SiteMemory` — the records in the project's state database (SQLite or PostgreSQL, through
+  :func:`pagesieve.state.open_database`); ``.site(host)`` gives one site's store. The proxy passes
+  ``store=SiteMemory(location).site(host)`` per page, so with PostgreSQL what one instance learned
+  of a site is used by every instance. While the database is unavailable a store has no pages and
+  remembers nothing (the filter works as on a site's first page).
 * :class:`MemorySite` — the same store in memory (``pagesieve filter --sibling PAGE``, tests).
 
 A site store has two methods, which is all a filter may rely on:
@@ -24,16 +26,27 @@ Blocks are JSON-ready lists (a filter's own format); the store does not look ins
 from __future__ import annotations
 
 import json
-import threading
+import logging
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+from pagesieve.errors import StateUnavailable
+
 #: Schema history of the ``site_blocks`` component (append only; see :mod:`pagesieve.state`).
+log = logging.getLogger("pagesieve.site_memory")
+
+REOPEN_SECONDS = 5.0
+"""While the state database cannot be opened, how long to wait before trying again (seconds)."""
+
+#: The same schema in both dialects (PostgreSQL's REAL is single precision: too coarse for a clock).
 MIGRATIONS = [
-    "CREATE TABLE site_blocks (host TEXT NOT NULL, page TEXT NOT NULL, seen REAL NOT NULL, "
-    "blocks TEXT NOT NULL, PRIMARY KEY (host, page));"
-    "CREATE INDEX site_blocks_seen ON site_blocks (host, seen);",
+    {"sqlite": "CREATE TABLE site_blocks (host TEXT NOT NULL, page TEXT NOT NULL, seen REAL NOT NULL, "
+               "blocks TEXT NOT NULL, PRIMARY KEY (host, page));"
+               "CREATE INDEX site_blocks_seen ON site_blocks (host, seen);",
+     "postgresql": "CREATE TABLE site_blocks (host TEXT NOT NULL, page TEXT NOT NULL, seen DOUBLE PRECISION NOT NULL, "
+                   "blocks TEXT NOT NULL, PRIMARY KEY (host, page));"
+                   "CREATE INDEX site_blocks_seen ON site_blocks (host, seen);"},
 ]
 
 
@@ -72,16 +85,18 @@ class SiteStore:
 
     def pages(self, exclude: str | None = None, max_age_s: float | None = None) -> list[list]:
         now = self._memory.clock()
-        oldest = now - max_age_s if max_age_s is not None else float("-inf")
+        oldest = now - max_age_s if max_age_s is not None else -1e300
         rows = self._memory.query("SELECT page, blocks FROM site_blocks WHERE host = ? AND seen >= ? "
                                   "ORDER BY seen DESC", (self.host, oldest))
         return [json.loads(blocks) for page, blocks in rows if page != exclude]
 
     def remember(self, key: str, blocks: list, max_pages: int, max_age_s: float | None = None) -> None:
         now = self._memory.clock()
-        oldest = now - max_age_s if max_age_s is not None else float("-inf")
+        oldest = now - max_age_s if max_age_s is not None else -1e300
         self._memory.write([
-            ("INSERT OR REPLACE INTO site_blocks (host, page, seen, blocks) VALUES (?, ?, ?, ?)",
+            ("DELETE FROM site_blocks WHERE host = ? AND page = ?", (self.host, key)),
+            ("INSERT INTO site_blocks (host, page, seen, blocks) VALUES (?, ?, ?, ?) ON CONFLICT (host, page) "
+             "DO UPDATE SET seen = excluded.seen, blocks = excluded.blocks",  # two instances, one page
              (self.host, key, now, json.dumps(blocks, separators=(",", ":")))),
             ("DELETE FROM site_blocks WHERE host = ? AND seen < ?", (self.host, oldest)),
             ("DELETE FROM site_blocks WHERE host = ? AND page NOT IN (SELECT page FROM site_blocks "
@@ -93,16 +108,40 @@ class SiteStore:
 
 
 class SiteMemory:
-    """Bounded per-site page records in the SQLite state database at ``path``."""
+    """Bounded per-site page records in the state database at ``where`` (an SQLite path or a
+    ``postgresql://`` URL, see :func:`pagesieve.state.open_database`)."""
 
-    def __init__(self, path: str | Path = ":memory:", clock: Callable[[], float] = time.time) -> None:
-        from pagesieve import state
-
-        self.path = path
+    def __init__(self, where: str | Path = ":memory:", clock: Callable[[], float] = time.time) -> None:
+        self.path = where
         self.clock = clock
-        self._lock = threading.Lock()
-        self._conn = state.connect(path)
-        state.migrate(self._conn, "site_blocks", MIGRATIONS)
+        self._db: Any = None
+        self._retry_at = 0.0
+        try:
+            self._database()
+        except StateUnavailable as err:  # PostgreSQL down at start: filter without memory, retry later
+            log.warning("per-site memory: %s; filtering without it until it is back", err)
+
+    def _database(self) -> Any:
+        """The open database; opened (and migrated) on first use, retried while unavailable."""
+        if self._db is None:
+            from pagesieve import state
+
+            if time.monotonic() < self._retry_at:
+                raise StateUnavailable("the state database is unavailable")
+            try:
+                # No change watcher: these records are read fresh for every page.
+                db = state.open_database(str(self.path), watch=False)
+            except StateUnavailable:
+                self._retry_at = time.monotonic() + REOPEN_SECONDS
+                raise
+            try:
+                db.migrate("site_blocks", MIGRATIONS)
+            except BaseException:
+                db.close()
+                self._retry_at = time.monotonic() + REOPEN_SECONDS
+                raise
+            self._db = db
+        return self._db
 
     def site(self, host: str) -> SiteStore:
         """The store of one site (``host`` lower-cased; ``www.`` is the same site)."""
@@ -112,21 +151,21 @@ class SiteMemory:
         return SiteStore(self, host)
 
     def query(self, sql: str, params: tuple[Any, ...]) -> list[tuple]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+        """Rows of ``sql``; none while the database is unavailable."""
+        try:
+            return self._database().query(sql, params)
+        except StateUnavailable:
+            return []
 
     def write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        """Run ``statements`` in one write transaction (all or none)."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
+        """Run ``statements`` in one write transaction (all or none; nothing while unavailable)."""
+        try:
+            with self._database().transaction() as tx:
                 for sql, params in statements:
-                    self._conn.execute(sql, params)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                    tx.execute(sql, params)
+        except StateUnavailable:
+            pass
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        if self._db is not None:
+            self._db.close()

@@ -7,14 +7,21 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 EXTRAS=${EXTRAS:-test}
 
-# 1. System packages: EasyList/EasyPrivacy (offline ad-list default) and Chromium (browser tests).
+# 1. System packages: EasyList/EasyPrivacy (offline ad-list default), Chromium (browser tests),
+#    and the parts of a several-instance deployment that tests/scale starts on loopback:
+#    PostgreSQL (initdb, pg_ctl), slapd (+ ldap-utils), HAProxy.
 need=()
 [ -d "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets/thirdparties/easylist" ] || need+=(webext-ublock-origin-firefox)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+[ -x /usr/sbin/slapd ] || need+=(slapd)
+command -v ldapsearch >/dev/null || need+=(ldap-utils)
+command -v haproxy >/dev/null || need+=(haproxy)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${need[*]} with apt-get" >&2
     apt-get update -qq
+    # noninteractive: slapd's debconf questions take their defaults (the tests use their own slapd.conf).
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
     echo "setup: missing system packages ${need[*]} (install them with apt-get as root); continuing" >&2

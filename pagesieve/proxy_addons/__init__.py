@@ -13,6 +13,8 @@ both load exactly this list. The order matters:
 3. :class:`~pagesieve.proxy_addons.settings_page.SettingsPage`: answers requests to the settings
    host itself (``flow.metadata["pagesieve.own_page"]``: never filtered).
 4. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
+5. :class:`~pagesieve.proxy_addons.health.Health`: answers the load balancer's health check
+   (``http://pagesieve.health/``) on the request's headers; never filtered, never logged.
 """
 
 from __future__ import annotations
@@ -25,15 +27,18 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
     from pagesieve.proxy_addons.filtering import Declutter
+    from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity
     from pagesieve.proxy_addons.options import ConfigSource
     from pagesieve.proxy_addons.settings_page import SettingsPage
 
     source = ConfigSource(cfg)
     identity = Identity(source)
+    declutter = Declutter(source, executor=executor)
     return [
         source,
         identity,
         SettingsPage(source, identity),
-        Declutter(source, executor=executor),
+        declutter,
+        Health(identity, declutter),
     ]

@@ -317,9 +317,12 @@ class Declutter:
 
     def _new_pool(self) -> WorkerPool:
         cfg = self.source.cfg
-        state_path = getattr(cfg.globals.get("state"), "path", None)  # engineer E's `state:` section
-        if state_path and state_path != ":memory:":
-            state_path = os.path.expanduser(state_path)
+        settings = cfg.globals.get("state")
+        state_path = None
+        if settings is not None and (settings.url or settings.path != ":memory:"):
+            from pagesieve.state import location
+
+            state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
         key, spec = self._spec_for(self.source.preset or cfg.default_preset, {})
         return WorkerPool(self.source.settings.workers, spec, state_path, key)
 

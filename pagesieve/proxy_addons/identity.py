@@ -101,11 +101,14 @@ class Identity:
                 raise exceptions.OptionsError("users.auth is on: leave mitmproxy's proxyauth option unset "
                                               "(pagesieve checks users.htpasswd itself)")
             path = Path(users.htpasswd).expanduser()
-            if not path.exists():
+            directory = cfg.globals.get("directory")
+            if not path.exists() and not (directory and directory.url):
                 raise exceptions.OptionsError(f"users.auth is on but users.htpasswd ({path}) does not exist; "
                                               "add a user with `pagesieve users add NAME`")
             try:
-                self.validator = HtpasswdValidator(str(path))
+                from pagesieve.users_ldap import with_directory  # directory logins after htpasswd
+
+                self.validator = with_directory(HtpasswdValidator(str(path)), directory)
             except ConfigError as err:
                 raise exceptions.OptionsError(str(err)) from err
             if self.limiter is None:

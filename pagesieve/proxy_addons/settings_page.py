@@ -42,7 +42,7 @@ from werkzeug.exceptions import HTTPException
 
 from pagesieve import settings as S
 from pagesieve.config import check_user_key, scope_of
-from pagesieve.errors import ConfigError
+from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.filters import FILTERS
 from pagesieve.profiles import Profile, ProfileError, SiteRule, chain_for, normalize_host, overrides_tree
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
@@ -369,6 +369,13 @@ def create_app(page: SettingsPage) -> flask.Flask:
         titles = {404: "Not found", 405: "Method not allowed", 413: "Form too large"}
         return _message(err.code or 500, titles.get(err.code or 500, err.name), link=err.code == 404)
 
+    @app.errorhandler(StateUnavailable)
+    def state_unavailable(err: StateUnavailable):  # PostgreSQL down: browsing goes on, settings wait
+        text, status = _message(503, "Settings are unavailable for a moment",
+                                "The database that keeps settings cannot be reached. Pages are still filtered "
+                                "with your last known settings. Nothing was changed; try again in a minute.")
+        return text, status, {"Retry-After": "30"}
+
     @app.errorhandler(Exception)
     def failed(err: Exception):  # never a traceback to the browser
         log.error("settings page failed", exc_info=err)
@@ -379,6 +386,8 @@ def create_app(page: SettingsPage) -> flask.Flask:
         req = flask.request
         user = _USER.get()
         store = page.identity.store
+        if not getattr(store, "available", True):
+            raise StateUnavailable("the state database is unavailable")
         if user is None or store is None:
             return _message(403, "Forbidden", "Not authenticated by the proxy.")
         if "user" in req.args and req.args["user"] != user:

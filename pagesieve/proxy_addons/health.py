@@ -1,0 +1,44 @@
+"""A cheap health endpoint for load balancers: ``GET http://pagesieve.health/`` through the proxy.
+
+HAProxy (``docs/DEPLOY.md``, ``deploy/haproxy.cfg``) asks each ``pagesieve run`` instance every
+second whether it is alive, with a proxy request to :data:`HEALTH_HOST`. This addon answers it on
+the request's headers — no upstream connection, no filtering (``pagesieve.own_page``), no log
+line, no proxy authentication (the answer says nothing about anyone) — with ``200`` and one line::
+
+    ok; state=available; workers=2
+
+``state=unavailable`` while the state database is down still answers 200: pages are served with
+the last known settings then, so the instance must stay in the balancer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mitmproxy import http
+
+HEALTH_HOST = "pagesieve.health"
+"""The host name of the health endpoint (requested through the proxy: ``GET http://pagesieve.health/``)."""
+
+OWN_PAGE_KEY = "pagesieve.own_page"
+
+
+class Health:
+    name = "pagesieve_health"
+
+    def __init__(self, identity: Any = None, declutter: Any = None) -> None:
+        self.identity = identity
+        self.declutter = declutter
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if flow.request.pretty_host.lower() != HEALTH_HOST:
+            return
+        flow.metadata[OWN_PAGE_KEY] = True
+        store = getattr(self.identity, "store", None)
+        state = "available" if store is None or getattr(store, "available", True) else "unavailable"
+        pool = getattr(self.declutter, "pool", None)
+        workers = pool.workers if pool is not None else 0
+        # Replaces a 407 from proxyauth too: a balancer checks liveness without credentials.
+        flow.response = http.Response.make(200, f"ok; state={state}; workers={workers}\n".encode(),
+                                           {"Content-Type": "text/plain; charset=utf-8",
+                                            "Cache-Control": "no-store"})

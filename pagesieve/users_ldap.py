@@ -1,0 +1,165 @@
+"""Directory logins: proxy users checked against an LDAP directory (the ``directory:`` section).
+
+With ``users.auth`` on and ``directory.url`` set, a user name and password that the htpasswd file
+(``users.htpasswd``) does not accept is checked in the directory, with mitmproxy's own LDAP
+validator (:class:`mitmproxy.addons.proxyauth.Ldap`, ldap3): bind as ``directory.bind_dn``, search
+``directory.base_dn`` for ``(<user_attribute>=<name>)``, bind as the entry found with the password.
+In front of it, pagesieve keeps:
+
+* a cache of successful checks (keyed by a SHA-256 of the password, never the password) for
+  ``directory.cache_seconds``, so the directory sees one bind per user and period, not one per
+  plain-HTTP request; a changed password in the directory takes effect after that period;
+* one lock around the service connection (ldap3's synchronous connection is not thread-safe), and
+  a reconnect when the directory dropped it (a restart, an idle timeout) — one log line each time;
+* whatever identity.py puts in front of every validator (bcrypt off the event loop, the rate limit
+  on failed logins).
+
+A directory that cannot be reached refuses logins it has not cached (fail closed: a proxy that
+let anyone in would be worse than one that asks again) and says so once in the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from pagesieve.errors import ConfigError
+from pagesieve.settings import setting
+
+log = logging.getLogger("pagesieve.proxy")
+
+CONNECT_TIMEOUT_SECONDS = 3
+"""How long connecting to (or waiting for an answer from) the directory may take (a directory on the
+LAN answers in milliseconds; past this it counts as unreachable and the login is refused)."""
+
+
+@dataclass(frozen=True)
+class DirectorySettings:
+    """Proxy users from an LDAP directory (checked after users.htpasswd; needs users.auth)."""
+
+    url: str = setting("", "The LDAP server: ldap://host:port or ldaps://host:port. Empty: no directory, "
+                           "only the htpasswd file.", group="users")
+    bind_dn: str = setting("", "The DN pagesieve binds as to look users up, e.g. "
+                               "cn=pagesieve,ou=services,dc=example,dc=org.", group="users")
+    bind_password: str = setting("", "That DN's password (no ':' — mitmproxy's LDAP specification "
+                                     "separates its parts with ':').", group="users")
+    base_dn: str = setting("", "Where users are searched, e.g. ou=people,dc=example,dc=org.", group="users")
+    user_attribute: str = setting("uid", "The attribute that holds the user name the browser sends "
+                                         "(uid, cn, sAMAccountName...).", group="users")
+    cache_seconds: float = setting(300.0, "How long a successful directory login is remembered (seconds); "
+                                          "a password changed in the directory is required after this.",
+                                   minimum=0, maximum=86400, group="users")
+
+
+def mitmproxy_spec(s: DirectorySettings) -> str:
+    """The ``ldap[s]:host:port:bind_dn:password:base_dn?search_filter_key=attr`` string of mitmproxy's
+    Ldap validator; ConfigError naming the key when a value cannot be expressed in it."""
+    parts = urlsplit(s.url)
+    if parts.scheme not in ("ldap", "ldaps") or not parts.hostname:
+        raise ConfigError(f"directory.url = {s.url!r}: expected ldap://host:port or ldaps://host:port")
+    port = parts.port or (636 if parts.scheme == "ldaps" else 389)
+    for key in ("bind_dn", "bind_password", "base_dn", "user_attribute"):
+        value = getattr(s, key)
+        if not value:
+            raise ConfigError(f"directory.{key} is empty: a directory needs url, bind_dn, bind_password, "
+                              "base_dn and user_attribute")
+        bad = [c for c in ":?=" if c in value] if key in ("bind_password", "user_attribute") else \
+            [c for c in ":?" if c in value]
+        if bad:
+            raise ConfigError(f"directory.{key} = {value if key != 'bind_password' else '***'!r}: must not "
+                              f"contain {' or '.join(repr(c) for c in bad)} (mitmproxy's LDAP specification)")
+    host = parts.hostname
+    return f"{parts.scheme}:{host}:{port}:{s.bind_dn}:{s.bind_password}:{s.base_dn}?search_filter_key={s.user_attribute}"
+
+
+class DirectoryValidator:
+    """``validator(user, password) -> bool`` against the directory, with a cache and one reconnect."""
+
+    def __init__(self, settings: DirectorySettings, clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.spec = mitmproxy_spec(settings)
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._ldap: Any = None
+        self._cache: dict[tuple[str, bytes], float] = {}
+        self._unreachable = False
+
+    def _connect(self) -> Any:
+        """mitmproxy's validator, built as its ``__init__`` builds it plus timeouts (its own server
+        has none: an unreachable directory would hold the proxy for the OS's TCP timeout)."""
+        import ldap3
+        from mitmproxy.addons.proxyauth import Ldap
+
+        use_ssl, host, port, user, password, subtree, key = Ldap.parse_spec(self.spec)
+        ldap = Ldap.__new__(Ldap)
+        ldap.server = ldap3.Server(host, port=port, use_ssl=use_ssl, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+        ldap.dn_subtree, ldap.filter_key = subtree, key
+        # binds as bind_dn (auto_bind): raises when that fails
+        ldap.conn = ldap3.Connection(ldap.server, user, password, auto_bind=True,
+                                     receive_timeout=CONNECT_TIMEOUT_SECONDS)
+        return ldap
+
+    def __call__(self, username: str, password: str) -> bool:
+        if not username or not password:
+            return False
+        key = (username, hashlib.sha256(password.encode("utf-8")).digest())
+        now = self.clock()
+        with self._lock:
+            expiry = self._cache.get(key)
+            if expiry is not None and expiry > now:
+                return True
+            ok = self._check(username, password)
+            if ok and self.settings.cache_seconds > 0:
+                if len(self._cache) > 10_000:  # a bound, not a tuning knob: drop what expired
+                    self._cache = {k: v for k, v in self._cache.items() if v > now}
+                self._cache[key] = now + self.settings.cache_seconds
+            return ok
+
+    def _check(self, username: str, password: str) -> bool:
+        from ldap3.core.exceptions import LDAPBindError, LDAPException
+
+        for attempt in (1, 2):
+            try:
+                if self._ldap is None:
+                    self._ldap = self._connect()
+            except LDAPException as err:
+                self._ldap = None
+                if not self._unreachable:
+                    log.warning("directory %s unavailable (%s); directory logins refused until it is back",
+                                self.settings.url, err)
+                    self._unreachable = True
+                return False
+            if self._unreachable:
+                log.warning("directory %s is back", self.settings.url)
+                self._unreachable = False
+            try:
+                return bool(self._ldap(username, password))
+            except LDAPBindError:  # the user's own bind: wrong password
+                return False
+            except LDAPException as err:  # the service connection broke: reconnect once
+                self._ldap = None
+                if attempt == 2:
+                    log.warning("directory %s: lookup of %r failed: %s", self.settings.url, username, err)
+        return False
+
+
+class EitherValidator:
+    """The first validator that accepts wins (htpasswd, then the directory)."""
+
+    def __init__(self, *validators: Callable[[str, str], bool]) -> None:
+        self.validators = [v for v in validators if v is not None]
+
+    def __call__(self, username: str, password: str) -> bool:
+        return any(v(username, password) for v in self.validators)
+
+
+def with_directory(validator: Callable[[str, str], bool] | None, settings: DirectorySettings | None):
+    """``validator`` alone, or followed by the directory when ``directory.url`` is set."""
+    if settings is None or not settings.url:
+        return validator
+    return EitherValidator(validator, DirectoryValidator(settings))
