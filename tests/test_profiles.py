@@ -154,8 +154,9 @@ def test_an_old_profile_keeps_its_user_keys_and_loses_the_others_logged_once(tmp
     cfg, _ = load_cfg(tmp_path)
     store = ProfileStore(cfg)
     store.save(Profile("ann", overrides={"output.format": "text"}))
-    store.conn.execute("INSERT INTO profile_settings (user, key, value) VALUES ('ann', ?, ?)",
-                       ("filters.ads.lists", json.dumps(["/etc/passwd"])))
+    with store.db.transaction() as tx:  # as an older version, before scopes, could have stored it
+        tx.execute("INSERT INTO profile_settings (user, key, value) VALUES ('ann', ?, ?)",
+                   ("filters.ads.lists", json.dumps(["/etc/passwd"])))
     store._cache.clear()
     caplog.set_level("WARNING", logger="pagesieve.profiles")
     for _ in range(3):
