@@ -25,7 +25,6 @@ import os
 import random
 import signal
 import ssl
-import subprocess
 import statistics
 import sys
 import tempfile
@@ -38,31 +37,13 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_proxy import percentile  # noqa: E402
+from benchmarks.bench_proxy import percentile, start_mitmdump  # noqa: E402
 from tests.conftest import corpus_pages  # noqa: E402
 from tests.proxy.adversarial import gzip_bomb  # noqa: E402
-from tests.proxy.conftest import Origin, Route, children, free_port, peak_rss_mb, start_proxy  # noqa: E402
+from tests.proxy.conftest import Origin, Route, children, peak_rss_mb, start_proxy  # noqa: E402
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 TLS = ssl.create_default_context()
-
-
-def start_mitmdump(tmp: Path, ready_seconds: float = 180) -> tuple[subprocess.Popen, int]:
-    """A plain mitmdump (no addon) on loopback, waited for (a generous deadline: a loaded machine)."""
-    port = free_port()
-    exe = Path(sys.executable).with_name("mitmdump")
-    proc = subprocess.Popen([str(exe), "--listen-host", "127.0.0.1", "-p", str(port), "--set",
-                             f"confdir={tmp / 'mitmdump'}", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + ready_seconds
-    while time.monotonic() < deadline:
-        try:
-            with httpx.Client(proxy=f"http://127.0.0.1:{port}", trust_env=False, timeout=5) as c:
-                c.get("http://mitm.it/")
-            return proc, port
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    proc.kill()
-    raise RuntimeError(f"mitmdump did not start in {ready_seconds} s")
 
 
 def build_routes(pages: int) -> dict[str, Route]:
@@ -237,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     events: list[str] = []
     peaks: dict[int, float] = {}
     try:
-        md, md_port = start_mitmdump(tmp)
+        md, md_port = start_mitmdump(tmp, ready_seconds=180)  # a generous deadline: a loaded machine
         # An idle worker killed before the load: the pool must replace it and go on filtering.
         idle = workers_of(ps.proc.pid)[0]
         os.kill(idle, signal.SIGKILL)

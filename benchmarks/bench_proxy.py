@@ -81,12 +81,13 @@ def memory_mib(pid: int) -> dict[str, float]:
             "shared": (kb["Shared_Clean"] + kb["Shared_Dirty"]) / 1024}
 
 
-def start_mitmdump(tmp: Path) -> tuple[subprocess.Popen, int]:
+def start_mitmdump(tmp: Path, ready_seconds: float = 30) -> tuple[subprocess.Popen, int]:
+    """A plain mitmdump (no addon) on loopback, waited for until it answers."""
     port = free_port()
     exe = Path(sys.executable).with_name("mitmdump")
     proc = subprocess.Popen([str(exe), "--listen-host", "127.0.0.1", "-p", str(port), "--set",
                              f"confdir={tmp / 'mitmdump'}", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + ready_seconds
     while time.monotonic() < deadline:
         try:
             with httpx.Client(proxy=f"http://127.0.0.1:{port}", trust_env=False, timeout=2) as c:
@@ -95,7 +96,7 @@ def start_mitmdump(tmp: Path) -> tuple[subprocess.Popen, int]:
         except httpx.HTTPError:
             time.sleep(0.2)
     proc.kill()
-    raise RuntimeError("mitmdump did not start")
+    raise RuntimeError(f"mitmdump did not start in {ready_seconds:g} s")
 
 
 async def fetch_all(proxy_url: str, urls: list[str], clients: int) -> tuple[float, list[float], int]:

@@ -9,7 +9,7 @@ import pytest
 
 from pagesieve import config as C
 from pagesieve.document import parse, serialize
-from tests.a11y.axe_run import GATE_PAGES, PRESETS, Axe, gated, missing, sample
+from tests.a11y.axe_run import GATE_PAGES, PRESETS, gated, sample
 from tests.conftest import run_filters
 
 pytestmark = pytest.mark.slow
@@ -17,15 +17,6 @@ pytestmark = pytest.mark.slow
 PAGES = sample(per_corpus=GATE_PAGES)
 #: The first sampled page of each corpus also runs through every other preset.
 FIRST = {p.corpus: p for p in reversed(PAGES)}
-
-
-@pytest.fixture(scope="module")
-def axe():
-    reason = missing()
-    if reason:
-        pytest.skip(f"axe-core cannot run: {reason}")
-    with Axe() as runner:
-        yield runner
 
 
 @pytest.fixture(scope="module")

@@ -9,21 +9,12 @@ from __future__ import annotations
 import pytest
 
 from pagesieve.document import parse
-from tests.a11y.axe_run import Axe, missing, sample
+from tests.a11y.axe_run import sample
 from tests.a11y.spoken import REMOVED_LIST, check_page
 
 pytestmark = pytest.mark.slow
 
 PAGES = sample(per_corpus=1)
-
-
-@pytest.fixture(scope="module")
-def axe():
-    reason = missing()
-    if reason:
-        pytest.skip(f"axe-core cannot run: {reason}")
-    with Axe() as runner:
-        yield runner
 
 
 def test_reading_order_of_a_crafted_page(axe, cfg, tmp_path):
