@@ -46,6 +46,8 @@ def _zlib(raw: bytes, limit: int, wbits: int) -> bytes:
 
 
 def _gzip(raw: bytes, limit: int) -> bytes:
+    if declared_size(raw, "gzip") > limit:  # no need to inflate what says it is too large
+        raise Overflow
     return _zlib(raw, limit, 47)  # 32 + 15: gzip or zlib header, as mitmproxy's decode_gzip
 
 
@@ -69,6 +71,8 @@ def _brotli(raw: bytes, limit: int) -> bytes:
 
 
 def _zstd(raw: bytes, limit: int) -> bytes:
+    if declared_size(raw, "zstd") > limit:
+        raise Overflow
     reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
     out = bytearray()
     while True:
@@ -78,6 +82,22 @@ def _zstd(raw: bytes, limit: int) -> bytes:
         out += chunk
         if len(out) > limit:
             raise Overflow
+
+
+def declared_size(raw: bytes, coding: str) -> int:
+    """The decoded size a body states about itself, or -1 when it states none: a gzip member's
+    trailer (ISIZE, the size modulo 2**32; the last member's when several) and a zstd frame's
+    header (its optional content size). Only a size above the limit is trusted, to stop early: a
+    body that understates its size is still inflated with the cap, so a false value costs nothing
+    but the early exit, and an honest large body is refused without inflating a byte of it."""
+    if coding == "gzip" and len(raw) >= 18 and raw[:2] == b"\x1f\x8b":
+        return int.from_bytes(raw[-4:], "little")
+    if coding == "zstd":
+        try:
+            return zstandard.frame_content_size(raw)
+        except zstandard.ZstdError:
+            return -1
+    return -1
 
 
 DECODERS: dict[str, Callable[[bytes, int], bytes]] = {

@@ -19,7 +19,7 @@ from mitmproxy import http
 from pagesieve import config as C
 from pagesieve import state
 from pagesieve.errors import ConfigError
-from pagesieve.proxy_addons.bodies import decode_capped
+from pagesieve.proxy_addons.bodies import declared_size, decode_capped
 from pagesieve.proxy_addons.filtering import private_caching
 from pagesieve.users import BCRYPT_ROUNDS, FailureLimiter, Htpasswd, dummy_hash, hash_password
 from tests.conftest import REPO
@@ -172,3 +172,25 @@ def test_bypass_settings_checked_when_the_config_loads(tmp_path, key, value, ok)
     else:
         with pytest.raises(ConfigError, match=f"proxy.{key} = {value!r}: expected"):
             C.load(str(path))
+
+
+def test_a_body_that_states_a_size_past_the_limit_is_not_inflated_at_all():
+    """The gzip trailer's ISIZE (and a zstd frame's content size) stop it before a byte is
+    inflated: here the deflate data is garbage, which inflating would report as corrupt."""
+    stated = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + b"not deflate" + (0).to_bytes(4, "little") \
+        + (9_000_000).to_bytes(4, "little")
+    assert declared_size(stated, "gzip") == 9_000_000
+    assert decode_capped(stated, "gzip", 8_000_000) is None
+    with pytest.raises(ValueError, match="gzip:"):
+        decode_capped(stated, "gzip", 10_000_000)  # under the limit: inflated, and found corrupt
+    zstd = zstandard.ZstdCompressor(level=1).compress(bytes(9_000_000))
+    assert declared_size(zstd, "zstd") == 9_000_000
+    assert decode_capped(zstd, "zstd", 8_000_000) is None
+
+
+def test_a_bomb_that_understates_its_size_is_still_capped():
+    """A forged trailer (ISIZE 100) does not let the bomb through: the cap still stops it."""
+    bomb = gzip_bomb(64 << 20)
+    lying = bomb[:-4] + (100).to_bytes(4, "little")
+    assert declared_size(lying, "gzip") == 100
+    assert decode_capped(lying, "gzip", 8_000_000) is None
