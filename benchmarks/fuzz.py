@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/fuzz.py --cases 1000000 --preset declutter --preset reader
     .venv/bin/python benchmarks/fuzz.py --minutes 30          # as many cases as fit
+    .venv/bin/python benchmarks/fuzz.py --jobs 2 --minutes 120 # one process a core, seeds 1 and 2
 
 The same mutations and properties as ``tests/test_fuzz_chain.py`` (``tests/fuzz_pages.py``):
 no exception but a clear InputError escapes, no case hangs, a page with text never comes back
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import multiprocessing
 import random
 import sys
 import time
@@ -28,26 +30,19 @@ from pagesieve import config as C  # noqa: E402
 from tests.fuzz_pages import check, mutated_page, seed_pages  # noqa: E402
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", type=int, default=1_000_000, help="cases a preset (stops early at --minutes)")
-    ap.add_argument("--minutes", type=float, default=0, help="stop after this many minutes (0: no limit)")
-    ap.add_argument("--preset", action="append", help="presets to run each case through (default declutter, reader)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--findings", default="fuzz-findings.jsonl")
-    args = ap.parse_args()
-    presets = args.preset or ["declutter", "reader"]
+def fuzz(presets: list[str], cases: int, minutes: float, seed: int, findings: str, tag: str = "") -> tuple[int, int]:
+    """Run up to ``cases`` cases (or ``minutes``) from ``seed``; (cases run, findings)."""
     chains = {p: C.build_chain(C.load().resolve(p)) for p in presets}
     pages = seed_pages()
-    stop_at = time.monotonic() + args.minutes * 60 if args.minutes else None
+    stop_at = time.monotonic() + minutes * 60 if minutes else None
     count = {"cases": 0, "findings": 0}
     t0 = time.monotonic()
-    out = Path(args.findings).open("a")
+    out = Path(findings).open("a")
 
     class Done(Exception):
         pass
 
-    @settings(max_examples=args.cases, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=cases, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(mutated_page(pages))
     def run(data: bytes) -> None:
         if stop_at is not None and time.monotonic() > stop_at:
@@ -56,25 +51,52 @@ def main() -> int:
             problem = check(chain, data)
             if problem is not None:
                 count["findings"] += 1
-                out.write(json.dumps({"preset": name, "problem": problem,
+                out.write(json.dumps({"preset": name, "problem": problem, "seed": seed,
                                       "page": base64.b64encode(data).decode()}) + "\n")
                 out.flush()
-                print(f"FINDING {name}: {problem}", flush=True)
+                print(f"{tag}FINDING {name}: {problem}", flush=True)
         count["cases"] += 1
         if count["cases"] % 500 == 0:
             rate = count["cases"] / (time.monotonic() - t0)
-            print(f"{count['cases']} cases, {count['findings']} findings, {rate:.1f} cases/s", flush=True)
+            print(f"{tag}{count['cases']} cases, {count['findings']} findings, {rate:.1f} cases/s", flush=True)
 
-    random.seed(args.seed)
+    random.seed(seed)
     try:
         run()
     except Done:
         pass
+    return count["cases"], count["findings"]
+
+
+def _job(args: tuple) -> tuple[int, int]:
+    presets, cases, minutes, seed, findings = args
+    return fuzz(presets, cases, minutes, seed, findings, tag=f"[seed {seed}] ")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=1_000_000, help="cases in all (stops early at --minutes)")
+    ap.add_argument("--minutes", type=float, default=0, help="stop after this many minutes (0: no limit)")
+    ap.add_argument("--preset", action="append", help="presets to run each case through (default declutter, reader)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1, help="processes, each from its own seed (seed, seed+1, ...)")
+    ap.add_argument("--findings", default="fuzz-findings.jsonl")
+    args = ap.parse_args()
+    presets = args.preset or ["declutter", "reader"]
+    t0 = time.monotonic()
+    share = -(-args.cases // args.jobs)
+    jobs = [(presets, share, args.minutes, args.seed + i, args.findings) for i in range(args.jobs)]
+    if args.jobs == 1:
+        results = [_job(jobs[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            results = pool.map(_job, jobs)
+    cases, findings = sum(r[0] for r in results), sum(r[1] for r in results)
     elapsed = time.monotonic() - t0
-    print(f"done: {count['cases']} cases x {len(presets)} presets ({', '.join(presets)}) in {elapsed / 60:.1f} min, "
-          f"{count['cases'] / max(elapsed, 1e-9):.1f} cases/s, {count['findings']} findings"
-          + (f" (in {args.findings})" if count["findings"] else ""))
-    return 1 if count["findings"] else 0
+    print(f"done: {cases} cases x {len(presets)} presets ({', '.join(presets)}) in {elapsed / 60:.1f} min "
+          f"with {args.jobs} job(s), {cases / max(elapsed, 1e-9):.1f} cases/s, {findings} findings"
+          + (f" (in {args.findings})" if findings else ""))
+    return 1 if findings else 0
 
 
 if __name__ == "__main__":
