@@ -88,12 +88,13 @@ class _Interrupted(BaseException):
 
 _SITES: Any = None  # pagesieve.site_memory.SiteMemory in this worker, if built and configured
 _ALARM = False  # True in a worker process set up by init_worker (its SIGALRM handler installed)
-_CHAINS: OrderedDict[str, Any] = OrderedDict()  # spec key -> built Chain (this process's LRU)
+_CHAINS: OrderedDict[str, Any] = OrderedDict()  # spec key -> its Filterer (this process's LRU)
 
 
 def _chain(key: str, spec: Any) -> Any:
-    """The chain for ``key`` (built from ``spec`` and remembered), or None when neither is known."""
-    from pagesieve import config as C
+    """The public API's :class:`~pagesieve.api.Filterer` for ``key`` (built from ``spec`` and
+    remembered), or None when neither is known: workers filter with the same object as the CLI."""
+    from pagesieve.api import Filterer
 
     chain = _CHAINS.get(key)
     if chain is not None:
@@ -101,7 +102,7 @@ def _chain(key: str, spec: Any) -> Any:
         return chain
     if spec is None:
         return None
-    chain = _CHAINS[key] = C.build_chain(spec)
+    chain = _CHAINS[key] = Filterer.for_spec(spec)
     while len(_CHAINS) > SPEC_CACHE_SIZE:
         _CHAINS.popitem(last=False)
     return chain
@@ -114,13 +115,8 @@ def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGALRM, _on_alarm)
     _ALARM = True
-    from pagesieve import config as C
-
     if warm_spec is not None:
-        if warm_key is not None:
-            _chain(warm_key, warm_spec)
-        else:
-            C.build_chain(warm_spec)
+        _chain(warm_key or "warm", warm_spec)
     if state_path:
         try:
             from pagesieve.site_memory import SiteMemory
@@ -169,8 +165,7 @@ def filter_page(job: Job) -> Outcome:
         if chain is None:
             return Outcome(reason="need-spec")
         store = _SITES.site(job.host) if _SITES is not None and job.host else None
-        result = chain.process(job.body, url=job.url, declared_encoding=job.charset,
-                                                 store=store)
+        result = chain.process(job.body, url=job.url, declared_encoding=job.charset, store=store)
     except _Interrupted:
         return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")
     except InputError as err:
