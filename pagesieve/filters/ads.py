@@ -406,9 +406,12 @@ class AdsFilter(Filter):
         base_href = next(iter(BASE_HREF(root)), None)
         base = page.url or None
         if base_href and base_href.strip():
-            joined = urljoin(base or "", base_href.strip())
-            if urlsplit(joined).scheme in ("http", "https"):
-                base = joined
+            try:
+                joined = urljoin(base or "", base_href.strip())
+                if urlsplit(joined).scheme in ("http", "https"):
+                    base = joined
+            except ValueError:  # "https://www.ex[ample": a base a browser cannot parse is ignored
+                pass
         return (page.url or base or ""), base
 
     def _requests(self, node: HtmlElement) -> list[tuple[str, str]]:

@@ -450,3 +450,11 @@ def test_generic_rules_index_finds_every_rule_that_matches(rules):
     assert index.candidates(PageIndex(page.root)) >= set(texts)
     empty = parse(page_of("<a href='https://other.example/'>o</a>").encode())
     assert index.candidates(PageIndex(empty.root)) == index.always
+
+
+def test_a_base_href_that_cannot_be_parsed_is_ignored(rules):
+    """Found by the long fuzz run: an unclosed "[" made urljoin raise and the whole filter fail.
+    A browser ignores such a base; relative URLs resolve against the page's own URL."""
+    html = page_of('<iframe id=x src="/adserve/slot.html"></iframe>', head='<base href="https://www.ex[ample.org/">')
+    page, _, _ = ads(html, rules)
+    assert "x" not in ids(page)
