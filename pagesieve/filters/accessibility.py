@@ -912,7 +912,10 @@ def _named_by_content(a: HtmlElement) -> bool:
 
 def _destination(href: str, limit: int) -> str:
     """A link's destination as a short name: host and path (``twitter.com/wsj``), or the path."""
-    parts = urlsplit(href.strip())
+    try:
+        parts = urlsplit(href.strip())
+    except ValueError:  # "http://[oops": no destination to name the link by
+        return ""
     if parts.scheme and parts.scheme not in ("http", "https", "ftp", "mailto", "tel"):
         return ""
     if parts.scheme in ("mailto", "tel"):

@@ -553,6 +553,7 @@ def test_lists_repaired(fragment, expected):
     ("<a href='/a'><img src=x.png alt='Logo'></a>", None),  # named by its image
     ("<a href='/a'><img src=x.gif style='display: none' alt='Counter'></a>", "Counter"),  # a hidden image names nothing
     ("<a href='javascript:void(0)'></a>", None),  # no destination to name it by
+    ("<a href='http://[oops/x'></a>", None),  # a URL that cannot be parsed names nothing (it made the filter fail)
     ("<a name=top></a>", None),  # not a link
 ])
 def test_link_names(fragment, label):
