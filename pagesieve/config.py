@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from pagesieve import settings as S
-from pagesieve.chain import Chain
+from pagesieve.chain import Chain, check_order
 from pagesieve.errors import ConfigError
 from pagesieve.filters import FILTERS
 from pagesieve.globals import GLOBAL_SECTIONS
@@ -196,6 +196,7 @@ class Config:
                 raise ConfigError(f"{where}: unknown filter {name!r}; available: {', '.join(sorted(FILTERS))}")
         if len(set(chain)) != len(chain):
             raise ConfigError(f"{where} = {list(chain)!r}: a filter may appear only once")
+        check_order([FILTERS[name] for name in chain], where)  # each filter has what it requires
         for name in merged["filters"]:
             if name not in FILTERS:
                 raise ConfigError(f"filters.{name}: unknown filter; available: {', '.join(sorted(FILTERS))}")

@@ -30,6 +30,7 @@ class Removes(Filter):
 class Marks(Filter):
     name = "marks"
     destructive = False
+    assigns = ("article",)
 
     def apply(self, page, ctx):
         ctx.set_article(page.root.get_element_by_id("art"))

@@ -293,6 +293,10 @@ class AccessibilitySettings:
 
 class AccessibilityFilter(Filter):
     name = "accessibility"
+    uses = ("removed_links_nav",)
+    # Not in assigns: removed_links. What this filter removes (consent banners, <bgsound>, markup in
+    # <title>, the caption of a figure whose image is gone) is not offered again; it runs after
+    # removed_links in declutter.
     Settings = AccessibilitySettings
     summary = ("Make the page easier for screen readers: lang, title, one <main> with a skip link, repaired "
                "headings, alt text, linear layout tables; no autoplay, marquee, aria-hidden traps or cookie walls.")
@@ -851,7 +855,7 @@ class AccessibilityFilter(Filter):
         ctx.insert(head, len(head), dom.element("style", {"class": "pagesieve-a11y"}, css))
 
     def _removed_links_path(self, body: HtmlElement, ctx) -> str | None:
-        mark = ctx.state.marks.get("removed_links_nav")
+        mark = ctx.state.removed_links_nav  # the list removed_links added (else one found by its class)
         nav = mark if mark is not None and ctx.in_document(mark) else next(iter(REMOVED_LINKS_NAV(body)), None)
         return dom.path(nav) if nav is not None else None
 

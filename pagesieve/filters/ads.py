@@ -329,6 +329,7 @@ def _join_root_relative(base: str, url: str) -> str | None:
 
 class AdsFilter(Filter):
     name = "ads"
+    assigns = ("removed_links",)
     Settings = AdsSettings
     summary = "Remove ads: elements loading from or linking to ad servers, and elements EasyList hides."
 

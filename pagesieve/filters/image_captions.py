@@ -12,7 +12,7 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   only when its text is not already there: the ``<figcaption>`` of the image's ``<figure>``, the
   image's ``alt`` and its ``title``, and a caption an earlier filter removed
   (``main_content`` in ``reader`` takes captions out of the text and hands them on in
-  ``ctx.state.marks["removed_captions"]``). Exception: when that first parent block holds more than
+  ``ctx.state.removed_captions``). Exception: when that first parent block holds more than
   ``max_caption_share`` of the article's text (an image loose in the story body itself), its text is
   the article, not a caption; then only figcaption, alt and title count.
 * **No caption** (no word character in any of them): "if an image has no caption, it is a
@@ -101,6 +101,9 @@ class _Candidate:
 
 class ImageCaptionsFilter(Filter):
     name = "image_captions"
+    requires = ("article",)
+    assigns = ("removed_links",)
+    uses = ("removed_captions",)
     Settings = ImageCaptionSettings
     summary = "Remove article images whose caption's named entities do not match the article's (or that have none)."
 
@@ -126,7 +129,7 @@ class ImageCaptionsFilter(Filter):
         if not images:
             return
         article_chars = ctx.text_len(article)
-        removed = ctx.state.marks.get("removed_captions", {})  # captions main_content took out
+        removed = ctx.state.removed_captions  # captions main_content took out
         candidates, remove = [], []
         for img in images:
             cand = self._candidate(img, article, article_chars, removed.get(img, ""))
