@@ -480,8 +480,16 @@ class ChainResult:
         return [f["filter"] for f in self.filters if f["removed"] and f["status"] == "ok"]
 
 
+class ChainOrderError(ConfigError):
+    """A chain in which a filter cannot have what it needs; ``filter`` and ``needs`` name them."""
+
+    def __init__(self, message: str, filter: str, needs: str) -> None:
+        super().__init__(message)
+        self.filter, self.needs = filter, needs
+
+
 def check_order(chain: Iterable[type[Filter] | Filter], where: str = "chain") -> None:
-    """Raise :class:`ConfigError` unless every filter of ``chain`` (classes or instances, in order)
+    """Raise :class:`ChainOrderError` unless every filter of ``chain`` (classes or instances, in order)
     has what it declares it needs: each field it ``requires`` assigned by a filter before it, and
     no filter after it assigning an accumulating field it requires or a field it ``uses``.
     ``where`` names the chain in the message (e.g. ``presets.reader.chain``)."""
@@ -492,18 +500,18 @@ def check_order(chain: Iterable[type[Filter] | Filter], where: str = "chain") ->
         for need in flt.requires:
             if not any(need in f.assigns for f in before):
                 givers = [n for n in _assigners(need) if n != flt.name]
-                raise ConfigError(
+                raise ChainOrderError(
                     f"{where} = {names!r}: filter {flt.name} needs {need} ({HANDOFFS[need].what}), "
-                    f"which no filter before it assigns; put {_one_of(givers)} before {flt.name}")
+                    f"which no filter before it assigns; put {_one_of(givers)} before {flt.name}", flt.name, need)
         for need in (*flt.requires, *flt.uses):
             if need in flt.requires and not HANDOFFS[need].accumulates:
                 continue
             late = [f.name for f in after if need in f.assigns]
             if late:
-                raise ConfigError(
+                raise ChainOrderError(
                     f"{where} = {names!r}: filter {flt.name} reads {need} ({HANDOFFS[need].what}), but "
                     f"{', '.join(late)} {'assigns' if len(late) == 1 else 'assign'} it after {flt.name}; "
-                    f"put {flt.name} after {late[-1]}")
+                    f"put {flt.name} after {late[-1]}", flt.name, need)
 
 
 def _one_of(names: list[str]) -> str:

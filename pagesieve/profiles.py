@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from pagesieve import state
-from pagesieve.chain import check_order
+from pagesieve.chain import ChainOrderError, check_order
 from pagesieve.config import Config, check_user_key, overrides_to_tree
 from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.filters import FILTERS
@@ -227,6 +227,8 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
     for preset in sorted(presets):
         try:
             cfg.resolve(preset, overrides_tree(cfg, preset, profile))
+        except ChainOrderError as err:  # at the switch of the filter left without what it needs
+            errors[CHAIN_PREFIX + err.filter] = f"preset {preset}: {err}"
         except ConfigError as err:
             errors[f"preset {preset}"] = str(err)
     if errors:
