@@ -349,7 +349,7 @@ class FilterContext:
     def _track_loss(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
         if self._guard_node is None:
             self._guard_node, self._guard_chars = self.state.guard_base()
-        guard = self._guard_node
+        guard: HtmlElement = self._guard_node
         if node is guard or any(a is node for a in guard.iterancestors()):
             self.lost_chars += self._guard_chars
         elif any(a is guard for a in node.iterancestors()):

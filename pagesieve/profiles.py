@@ -386,8 +386,8 @@ class ProfileStore:
                 tx.execute('DELETE FROM profile_sites WHERE "user" = ?', (profile.user,))
                 for row in rows:
                     tx.execute('INSERT INTO profile_settings ("user", key, value) VALUES (?, ?, ?)', row)
-                for row in sites:
-                    tx.execute('INSERT INTO profile_sites ("user", host, preset, bypass) VALUES (?, ?, ?, ?)', row)
+                for site in sites:
+                    tx.execute('INSERT INTO profile_sites ("user", host, preset, bypass) VALUES (?, ?, ?, ?)', site)
             self._last_known.update(self._cache)
             self._last_known[profile.user] = profile
             self._cache.clear()
@@ -421,5 +421,5 @@ class ProfileStore:
         return hmac.new(self._csrf_key(), b"csrf\0" + user.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def check_csrf(self, user: str, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(self.csrf_token(user), token)
+        return token is not None and bool(token) and hmac.compare_digest(self.csrf_token(user), token)
 

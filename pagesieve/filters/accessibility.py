@@ -367,7 +367,7 @@ class AccessibilityFilter(Filter):
                 key, value = key.strip().lower(), value.strip().lower()
                 if key == "user-scalable" and value in ("no", "0"):
                     continue
-                if key == "maximum-scale" and _float(value) is not None and _float(value) < MIN_MAX_SCALE:
+                if key == "maximum-scale" and (scale := _float(value)) is not None and scale < MIN_MAX_SCALE:
                     continue
                 kept.append(part)
             if len(kept) != len(parts):
@@ -535,10 +535,10 @@ class AccessibilityFilter(Filter):
             if img.get("alt") is not None or img.get("aria-label") or img.get("aria-labelledby"):
                 continue
             role = (img.get("role") or "").strip().lower()
-            size = (_px(img.get("width")), _px(img.get("height")))
+            width, height = _px(img.get("width")), _px(img.get("height"))
             if role in ("presentation", "none") or (img.get("aria-hidden") or "").strip().lower() == "true":
                 alt, source = "", "decorative by its role or aria-hidden"
-            elif None not in size and max(size) <= s.decorative_max_px:
+            elif width is not None and height is not None and max(width, height) <= s.decorative_max_px:
                 alt, source = "", "decorative spacer or tracking pixel"
             else:
                 alt, source = _caption(img), "from the figure caption"

@@ -41,6 +41,7 @@ logged and the filter passes every page through unchanged, with a note saying wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from lxml.html import HtmlElement
 
@@ -167,6 +168,7 @@ class ImageCaptionsFilter(Filter):
     # -- similarity -----------------------------------------------------------------------
     def _judge(self, article: HtmlElement, candidates: list[_Candidate], ctx) -> list[tuple]:
         s = self.settings
+        assert self.model is not None  # apply() judges only with a model
         skip = {c.block for c in candidates if c.block is not None}
         for c in candidates:  # figures hold their caption too
             fig = next(c.img.iterancestors("figure"), None)
@@ -192,7 +194,8 @@ class ImageCaptionsFilter(Filter):
             mentions = sum(vec.values())
             threshold = {"min_similarity": s.min_similarity}
             if not vec or not article_vec:
-                measured = {"caption_entities": dict(vec), "article_entities": top, "caption": cand.caption[:120]}
+                measured: dict[str, Any] = {"caption_entities": dict(vec), "article_entities": top,
+                                            "caption": cand.caption[:120]}
                 why = "caption has no named entity" if not vec else "article text has no named entity"
                 if s.keep_without_entities:
                     ctx.note("keep", cand.img, f"{why}; similarity cannot be measured", measured=measured,

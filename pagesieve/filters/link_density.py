@@ -145,7 +145,8 @@ class LinkDensityFilter(Filter):
 
     def select(self, root: HtmlElement, stats: dict) -> tuple[list[HtmlElement], list[HtmlElement]]:
         """(extracted nodes, the chosen path from the root) — steps 3 to 5."""
-        current, path, found = root, [], False
+        current, found = root, False
+        path: list[HtmlElement] = []
         own_text = lambda c: stats[c][_NTL] - stats[c][_LINK_CHARS]  # noqa: E731
         while True:
             kids = [c for c in current if c in stats and stats[c][_NTL]]

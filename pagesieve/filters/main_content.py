@@ -409,7 +409,7 @@ class MainContentFilter(Filter):
         for el in extra:  # a cousin that holds a chosen node replaces it
             inside -= {c for c in inside if any(a is el for a in c.iterancestors())}
         order = {el: i for i, el in enumerate(body.iter())}
-        return sorted(inside | set(extra), key=order.get)
+        return sorted(inside | set(extra), key=order.__getitem__)
 
     # -- the filter ----------------------------------------------------------------------
     def apply(self, page, ctx) -> None:
@@ -540,10 +540,10 @@ class MainContentFilter(Filter):
                      measured={"share": round(bounded / article_chars, 3)},
                      threshold={"clean_max_total": s.clean_max_total})
             return
-        for el, reason, measured, threshold in plan:
-            if reason == "image caption or gallery":
+        for el, why, measured, threshold in plan:
+            if why == "image caption or gallery":
                 _hand_on_caption(el, ctx)
-            ctx.remove(el, reason, measured=measured, threshold=threshold)
+            ctx.remove(el, why, measured=measured, threshold=threshold)
 
     @staticmethod
     def _between_blocks(el: HtmlElement, st) -> bool:
@@ -573,7 +573,7 @@ class MainContentFilter(Filter):
             return f"<{el.tag}> navigation or aside block inside the article", measured, limit
         if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
                 and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))):
-            return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit
+            return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit  # type: ignore[union-attr]
         if big:
             return None
         if 0 < chars < s.min_paragraph_chars and el.tag not in INLINE_TAGS and LABEL.match(dom.text_of(el)):

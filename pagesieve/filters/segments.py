@@ -229,7 +229,7 @@ class _Text:
 
         def add_unit(s: str | None, spans: dict, node) -> None:
             span = add(s)
-            if span and s.strip():  # whitespace alone separates words but is no unit
+            if span and s and s.strip():  # whitespace alone separates words but is no unit
                 spans[node] = span
 
         # Depth first by hand: lxml's iterwalk skips comments, and their tails are page text.
@@ -304,7 +304,7 @@ class SegmentsFilter(Filter):
         ctx.assign(segments=[
             {"segment": n, "chars": b.chars, "level": b.level, "kind": b.kind, "dor": b.dor, "cue": b.cue,
              "anchor": b.anchor if b.dor > 0 else None,
-             "anchor_before": _describe_unit(b.anchor_of) if b.dor > 0 else None,
+             "anchor_before": _describe_unit(b.anchor_of) if b.dor > 0 and b.anchor_of else None,
              "rank": ranks.get(b), "relevant": b in relevant, "path": dom.path(b.node),
              "starts_in": _describe_unit(b.first)["starts_in"]}
             for n, b in enumerate(blocks, 1)])
