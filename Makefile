@@ -14,6 +14,7 @@ test: setup lint
 
 lint: setup
 	$(VENV)/bin/ruff check pagesieve tests benchmarks scripts
+	$(VENV)/bin/mypy
 
 bench:
 	VENV=$(VENV) EXTRAS=test,bench ./scripts/setup.sh

@@ -108,14 +108,15 @@ class Filterer:
         items = list((settings or {}).items())
         if output is not None:
             items.append(("output.format", output))
-        self.config = cfg
+        self.config: C.Config | None = cfg
         self.spec = cfg.resolve(preset, C.overrides_to_tree(items))
         self.chain: Chain = C.build_chain(self.spec)
 
     @classmethod
     def for_spec(cls, spec: C.ChainSpec) -> Filterer:
         self = cls.__new__(cls)
-        self.config, self.spec, self.chain = None, spec, C.build_chain(spec)
+        self.config = None
+        self.spec, self.chain = spec, C.build_chain(spec)
         return self
 
     @property

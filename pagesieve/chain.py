@@ -17,22 +17,63 @@ import re
 import time
 from copy import deepcopy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Collection, Iterable, TypedDict
 
 from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.document import Page, parse, serialize
-from pagesieve.errors import FilterError
+from pagesieve.errors import ConfigError, FilterError
 from pagesieve.filters.base import Filter
 from pagesieve.measure import TextMeasure
 
 log = logging.getLogger("pagesieve.chain")
 
 
+@dataclass(frozen=True)
+class Handoff:
+    """A field of :class:`RunState` through which one filter hands a result to later ones."""
+
+    #: What it holds (for the chain check's messages).
+    what: str
+    #: Every filter that assigns it adds to it (True) or sets it (False). A filter that requires or
+    #: uses an accumulating field must come after every filter that assigns it.
+    accumulates: bool = False
+
+
+#: The hand-off fields filters may name in ``requires`` / ``assigns`` / ``uses``
+#: (:class:`~pagesieve.filters.base.Filter`); each is a typed field of :class:`RunState`.
+HANDOFFS: dict[str, Handoff] = {
+    "article": Handoff("the main-content subtree"),
+    "removed_links": Handoff("the text links removed from the page", accumulates=True),
+    "removed_captions": Handoff("the captions taken out of the text, by the image they described", accumulates=True),
+    "removed_links_nav": Handoff("the list of removed links added at the end of the page"),
+    "segments": Handoff("the page's blocks, their cue-phrase relevance and rank"),
+    "content_security_policy": Handoff("a Content-Security-Policy the page must be served with"),
+}
+
+
+class Segment(TypedDict):
+    """One block of the ``segments`` filter (:attr:`RunState.segments`)."""
+
+    segment: int
+    chars: int
+    level: int
+    kind: str
+    dor: float
+    cue: str | None
+    anchor: str | None
+    anchor_before: dict[str, str] | None
+    rank: int | None
+    relevant: bool
+    path: str
+    starts_in: str
+
+
 @dataclass
 class RunState:
-    """What the filters of one page run share: the record, removed links, the article mark."""
+    """What the filters of one page run share: the record, and the hand-off fields
+    (:data:`HANDOFFS`) through which filters pass results to later ones."""
 
     root: HtmlElement
     record: list[dict[str, Any]] = field(default_factory=list)
@@ -40,8 +81,13 @@ class RunState:
     removed_links: list[tuple[int, str, str]] = field(default_factory=list)
     #: The main-content subtree, once the ``article`` filter (or a reader algorithm) found it.
     article: HtmlElement | None = None
-    #: Free-form results one filter leaves for later ones (e.g. ``"images_checked"``).
-    marks: dict[str, Any] = field(default_factory=dict)
+    #: Image → the text of the caption a filter took out of the text (``main_content``), so that
+    #: ``image_captions`` can still judge the image by it.
+    removed_captions: dict[HtmlElement, str] = field(default_factory=dict)
+    #: The ``<nav>`` of removed links ``removed_links`` added (``accessibility`` places it).
+    removed_links_nav: HtmlElement | None = None
+    #: The blocks ``segments`` found, in document order.
+    segments: list[Segment] = field(default_factory=list)
     #: Per-site memory for filters that learn across pages (None offline without a store).
     store: Any = None
     #: A Content-Security-Policy the filtered page must be served with (set by a filter that
@@ -80,10 +126,12 @@ class RunState:
 class FilterContext:
     """The only way a filter changes the tree: explained, undoable changes."""
 
-    def __init__(self, name: str, state: RunState, page: Page) -> None:
+    def __init__(self, name: str, state: RunState, page: Page, assigns: Collection[str] | None = None) -> None:
         self.name = name
         self.state = state
         self.page = page
+        #: The hand-off fields the filter declared it assigns (None: not checked).
+        self.assigns = assigns
         self.removed = 0
         self.lost_chars = 0
         self._ops: list[tuple] = []
@@ -127,8 +175,19 @@ class FilterContext:
     # -- changing --------------------------------------------------------------------
     def set_article(self, node: HtmlElement | None) -> None:
         """Mark the main-content subtree for the filters after this one."""
-        self._ops.append(("article", self.state.article))
-        self.state.article = node
+        self.assign(article=node)
+
+    def assign(self, **fields: Any) -> None:
+        """Hand results on to later filters: set hand-off fields of the run state (:data:`HANDOFFS`;
+        undoable). A filter may assign only what its class declares in ``assigns``."""
+        for name, value in fields.items():
+            if name not in HANDOFFS or name == "removed_links":
+                raise ValueError(f"{name}: not a hand-off field a filter assigns; known: "
+                                 + ", ".join(n for n in HANDOFFS if n != "removed_links"))
+            if self.assigns is not None and name not in self.assigns:
+                raise ValueError(f"filter {self.name} assigns {name} but does not declare it in its assigns")
+            self._ops.append(("handoff", name, getattr(self.state, name)))
+            setattr(self.state, name, value)
 
     def remove(self, node: HtmlElement, reason: str, *, measured: dict | None = None,
                threshold: dict | None = None, explain: bool = True) -> bool:
@@ -167,8 +226,70 @@ class FilterContext:
 
     def set_content_security_policy(self, policy: str | None) -> None:
         """Ask that the filtered page be served with ``policy`` (undoable)."""
-        self._ops.append(("policy", self.state.content_security_policy))
-        self.state.content_security_policy = policy
+        self.assign(content_security_policy=policy)
+
+    def keep_only(self, within: HtmlElement, keep: Iterable[HtmlElement] = (), *, reason: str,
+                  texts: Iterable[tuple[HtmlElement, bool]] = (), spare: Callable[[Any], bool] | None = None,
+                  comments: bool = False, blank_after: bool = False,
+                  measured: Callable[[Any], dict | None] | None = None,
+                  threshold: dict | None = None, explain: Callable[[Any], bool] | bool = True) -> int:
+        """Keep only the subtrees ``keep`` and the text pieces ``texts`` ((element, is its tail))
+        inside ``within``; returns how many nodes were removed.
+
+        Walking down from ``within`` through the elements that hold a kept node or a kept text
+        piece (their "path"), every other child is removed (:meth:`remove`: explained with
+        ``reason``, ``measured(child)``, ``threshold``, ``explain`` (a bool or a predicate), its
+        links listed, undoable), and every other text piece there (an element's text, a child's
+        tail) that is not blank is cleared; whitespace stays. Comments and processing instructions
+        outside go only with ``comments``; children for which ``spare(child)`` is true stay. A kept
+        node is kept whole, also when another kept node is inside it. ``within`` itself kept:
+        nothing to do.
+
+        The loose text is cleared piece by piece before the removals (the whitespace between the
+        pieces stays); with ``blank_after``, after them: the pieces that met when the nodes between
+        them went are cleared together if any of them is not blank (``article``'s keep mode)."""
+        keep = set(keep)
+        texts = set(texts)
+        if within in keep:
+            return 0
+        path = {within}
+        starts = [n.getparent() for n in keep] + [el.getparent() if tail else el for el, tail in texts]
+        for node in starts:
+            while node is not None and node not in path:
+                path.add(node)
+                node = node.getparent()
+        removed = 0
+        stack = [within]
+        while stack:
+            node = stack.pop()
+            if not blank_after:
+                self._blank_loose(node, False, texts)
+            below = []
+            for child in list(node):
+                if not blank_after:
+                    self._blank_loose(child, True, texts)
+                if child in keep:
+                    continue
+                if child in path:
+                    below.append(child)
+                    continue
+                if not isinstance(child.tag, str) and not comments or spare is not None and spare(child):
+                    continue
+                if self.remove(child, reason, measured=measured(child) if measured else None, threshold=threshold,
+                               explain=explain(child) if callable(explain) else explain):
+                    removed += 1
+            if blank_after:
+                self._blank_loose(node, False, texts)
+                for child in node:
+                    self._blank_loose(child, True, texts)
+            stack.extend(reversed(below))
+        return removed
+
+    def _blank_loose(self, node: HtmlElement, tail: bool, kept: set) -> None:
+        """Clear ``node``'s text (or tail) unless it is blank or in ``kept``."""
+        text = node.tail if tail else node.text
+        if text and text.strip() and (node, tail) not in kept:
+            self.set_text(node, None, tail=tail)
 
     def insert(self, parent: HtmlElement, index: int, node: HtmlElement) -> None:
         """Insert a new ``node`` into ``parent`` at ``index`` (undoable)."""
@@ -210,23 +331,25 @@ class FilterContext:
             raise ValueError("cannot checkpoint the root element")
         live = deepcopy(node)
         live.tail = node.tail
-        before = self.state.article
+        before = self.state.article, self.state.removed_links_nav
         order = self.state._link_order
         for old, new in zip(node.iter(), live.iter()):
             if old is self.state.article:
                 self.state.article = new
+            if old is self.state.removed_links_nav:
+                self.state.removed_links_nav = new
             if order is not None and old.tag == "a" and old in order:
                 order[new] = order[old]
         parent.replace(node, live)
         self.state._dirty, self.state._measure = True, None  # the copy is edited behind the context's back
-        self._ops.append(("checkpoint", node, live, before, self.state.article))
+        self._ops.append(("checkpoint", node, live, before, (self.state.article, self.state.removed_links_nav)))
         return live
 
     # -- bookkeeping -------------------------------------------------------------------
     def _track_loss(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
         if self._guard_node is None:
             self._guard_node, self._guard_chars = self.state.guard_base()
-        guard = self._guard_node
+        guard: HtmlElement = self._guard_node
         if node is guard or any(a is node for a in guard.iterancestors()):
             self.lost_chars += self._guard_chars
         elif any(a is guard for a in node.iterancestors()):
@@ -279,12 +402,12 @@ class FilterContext:
             elif kind == "checkpoint":
                 _, original, live, before, mapped = op
                 live.getparent().replace(live, original)
-                if self.state.article is mapped:
-                    self.state.article = before
-            elif kind == "article":
-                self.state.article = op[1]
-            elif kind == "policy":
-                self.state.content_security_policy = op[1]
+                if self.state.article is mapped[0]:
+                    self.state.article = before[0]
+                if self.state.removed_links_nav is mapped[1]:
+                    self.state.removed_links_nav = before[1]
+            elif kind == "handoff":
+                setattr(self.state, op[1], op[2])
         self._ops.clear()
 
 
@@ -357,10 +480,69 @@ class ChainResult:
         return [f["filter"] for f in self.filters if f["removed"] and f["status"] == "ok"]
 
 
-class Chain:
-    """An ordered list of ready filters plus output settings; built once, run per page."""
+class ChainOrderError(ConfigError):
+    """A chain in which a filter cannot have what it needs; ``filter`` and ``needs`` name them."""
 
-    def __init__(self, filters: list[Filter], output, safety, preset: str | None = None) -> None:
+    def __init__(self, message: str, filter: str, needs: str) -> None:
+        super().__init__(message)
+        self.filter, self.needs = filter, needs
+
+
+def check_order(chain: Iterable[type[Filter] | Filter], where: str = "chain") -> None:
+    """Raise :class:`ChainOrderError` unless every filter of ``chain`` (classes or instances, in order)
+    has what it declares it needs: each field it ``requires`` assigned by a filter before it, and
+    no filter after it assigning an accumulating field it requires or a field it ``uses``.
+    ``where`` names the chain in the message (e.g. ``presets.reader.chain``)."""
+    filters = list(chain)
+    names = [f.name for f in filters]
+    for i, flt in enumerate(filters):
+        before, after = filters[:i], filters[i + 1:]
+        for need in flt.requires:
+            if not any(need in f.assigns for f in before):
+                givers = [n for n in _assigners(need) if n != flt.name]
+                raise ChainOrderError(
+                    f"{where} = {names!r}: filter {flt.name} needs {need} ({HANDOFFS[need].what}), "
+                    f"which no filter before it assigns; put {_one_of(givers)} before {flt.name}", flt.name, need)
+        for need in (*flt.requires, *flt.uses):
+            if need in flt.requires and not HANDOFFS[need].accumulates:
+                continue
+            late = [f.name for f in after if need in f.assigns]
+            if late:
+                raise ChainOrderError(
+                    f"{where} = {names!r}: filter {flt.name} reads {need} ({HANDOFFS[need].what}), but "
+                    f"{', '.join(late)} {'assigns' if len(late) == 1 else 'assign'} it after {flt.name}; "
+                    f"put {flt.name} after {late[-1]}", flt.name, need)
+
+
+def _one_of(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"one of {', '.join(names)}" if names else "a filter that assigns it"
+
+
+def _assigners(field_name: str) -> list[str]:
+    from pagesieve.filters import FILTERS  # the registry imports every filter module
+
+    return [name for name, cls in FILTERS.items() if field_name in cls.assigns]
+
+
+def check_declarations(cls: type[Filter]) -> None:
+    """Raise ValueError if ``cls`` names a hand-off field that does not exist."""
+    for attr in ("requires", "assigns", "uses"):
+        for name in getattr(cls, attr):
+            if name not in HANDOFFS:
+                raise ValueError(f"filter {cls.name}: {attr} names {name!r}, not a hand-off field; "
+                                 f"known: {', '.join(HANDOFFS)}")
+
+
+class Chain:
+    """An ordered list of ready filters plus output settings; built once, run per page.
+
+    The order is checked (:func:`check_order`) unless ``check`` is false (a test running one
+    filter alone on purpose)."""
+
+    def __init__(self, filters: list[Filter], output, safety, preset: str | None = None,
+                 check: bool = True) -> None:
+        if check:
+            check_order(filters, f"presets.{preset}.chain" if preset else "chain")
         self.filters = filters
         self.output = output
         self.safety = safety
@@ -371,7 +553,7 @@ class Chain:
         state = RunState(root=page.root, store=store)
         stats = []
         for flt in self.filters:
-            ctx = FilterContext(flt.name, state, page)
+            ctx = FilterContext(flt.name, state, page, flt.assigns)
             t0 = time.perf_counter()
             status = "ok"
             try:

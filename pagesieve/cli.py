@@ -89,7 +89,7 @@ def _extra_commands():
     return out
 
 
-_EXTRA_COMMANDS = []
+_EXTRA_COMMANDS: list = []
 
 
 def read_source(source: str) -> bytes:

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from pagesieve import settings as S
-from pagesieve.chain import Chain
+from pagesieve.chain import Chain, check_order
 from pagesieve.errors import ConfigError
 from pagesieve.filters import FILTERS
 from pagesieve.globals import GLOBAL_SECTIONS
@@ -170,9 +170,12 @@ class Config:
         self._check_preset_name(preset, "preset")
         return preset
 
-    def resolve(self, preset: str | None = None, overrides: Mapping | None = None) -> ChainSpec:
+    def resolve(self, preset: str | None = None, overrides: Mapping | None = None, *,
+                check: bool = True) -> ChainSpec:
         """The chain spec for ``preset`` (default: the configured one) with ``overrides`` (a nested
-        mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top."""
+        mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top. The
+        chain's order is checked (:func:`~pagesieve.chain.check_order`) unless ``check`` is false
+        (a spec wanted only for its settings, never run)."""
         overrides = dict(overrides or {})
         preset = self.preset_for(overrides.pop("preset", None), preset)
         body = self.presets[preset]
@@ -196,6 +199,8 @@ class Config:
                 raise ConfigError(f"{where}: unknown filter {name!r}; available: {', '.join(sorted(FILTERS))}")
         if len(set(chain)) != len(chain):
             raise ConfigError(f"{where} = {list(chain)!r}: a filter may appear only once")
+        if check:
+            check_order([FILTERS[name] for name in chain], where)  # each filter has what it requires
         for name in merged["filters"]:
             if name not in FILTERS:
                 raise ConfigError(f"filters.{name}: unknown filter; available: {', '.join(sorted(FILTERS))}")

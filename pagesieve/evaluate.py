@@ -49,7 +49,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 from pagesieve.errors import InputError
 
@@ -204,7 +204,7 @@ def headline_matches(expected: str, heading: str | None) -> bool:
     a site name after the headline in ``og:title`` is allowed: ``filters.article.same_words``)."""
     from pagesieve.filters.article import same_words
 
-    return bool(heading) and same_words(expected, heading)
+    return heading is not None and bool(heading) and same_words(expected, heading)
 
 
 @dataclass
@@ -266,7 +266,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None = None,
-               progress: bool = False, overrides: list[tuple[str, object]] = ()) -> PresetResult:
+               progress: bool = False, overrides: Sequence[tuple[str, object]] = ()) -> PresetResult:
     """Run ``preset`` (text output, plus ``overrides``) over ``samples`` and score it.
     Per-page errors are counted, never raised. ``page_tokens``: from :func:`page_infos` (or the
     older :func:`page_text_tokens`)."""
@@ -325,7 +325,9 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
         if truth:
             out = tokens(text)
             p, r, f = prf(out, truth)
-            ps.append(p), rs.append(r), fs.append(f)
+            ps.append(p)
+            rs.append(r)
+            fs.append(f)
             page.update(p=round(p, 4), r=round(r, 4), f1=round(f, 4))
             if "type" in page:
                 per_type.setdefault(page["type"], []).append((p, r, f))
@@ -335,8 +337,9 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
                     noise.append(nr)
                     page["noise_removed"] = round(nr, 4)
                     nr2 = noise_removed(tokens(text_no_list), info.tokens, truth)
-                    noise_nl.append(nr2)
-                    page["noise_removed_no_list"] = round(nr2, 4)
+                    if nr2 is not None:  # never None when nr is not: same page and truth
+                        noise_nl.append(nr2)
+                        page["noise_removed_no_list"] = round(nr2, 4)
         if info is not None and info.headline and s.meta.get("page_type", "article") == "article":
             ok = headline_matches(info.headline, heading)
             heads.append(ok)
@@ -377,7 +380,7 @@ def _check(cfg, names: list[str], overrides) -> None:
 
 def evaluate(dataset: str | Path, presets: list[str] | None = None, *, config_path: str | None = None,
              limit: int | None = None, progress: bool = False, samples: list[Sample] | None = None,
-             overrides: list[tuple[str, object]] = ()) -> list[PresetResult]:
+             overrides: Sequence[tuple[str, object]] = ()) -> list[PresetResult]:
     """Score ``presets`` (default: every preset of the config) on a dataset."""
     return evaluate_corpus(dataset, presets, config_path=config_path, limit=limit, progress=progress,
                            samples=samples, overrides=overrides).presets
@@ -385,7 +388,7 @@ def evaluate(dataset: str | Path, presets: list[str] | None = None, *, config_pa
 
 def evaluate_corpus(dataset: str | Path, presets: list[str] | None = None, *, config_path: str | None = None,
                     limit: int | None = None, progress: bool = False, samples: list[Sample] | None = None,
-                    overrides: list[tuple[str, object]] = (), cfg=None) -> CorpusResult:
+                    overrides: Sequence[tuple[str, object]] = (), cfg=None) -> CorpusResult:
     """Score ``presets`` on one dataset, and the page-type detection against ``meta.page_type``."""
     from pagesieve import config as C
 
@@ -472,7 +475,7 @@ def cmd_eval(args) -> int:
                for d in dirs]
     print(format_corpora(corpora))
     if args.json:
-        payload = {"datasets": {str(d): {"pagetype_accuracy": c.pagetype_accuracy,
+        payload: dict[str, Any] = {"datasets": {str(d): {"pagetype_accuracy": c.pagetype_accuracy,
                                          "pagetype_by_type": c.pagetype_by_type,
                                          "presets": {r.preset: {**r.row(), "per_page": r.per_page}
                                                      for r in c.presets}}

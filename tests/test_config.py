@@ -103,3 +103,62 @@ def test_which_preset_applies_is_decided_in_one_place():
     assert cfg.preset_for("topics", "reader") == "topics"  # most specific first
     with pytest.raises(ConfigError, match="preset = 'nope': unknown preset; available: "):
         cfg.preset_for("nope")
+
+
+# -- chain-order contracts (filters' requires / assigns / uses) ------------------------------------
+
+def test_every_shipped_preset_passes_the_order_check(cfg):
+    from pagesieve.chain import check_order
+
+    assert len(cfg.presets) >= 8
+    for name, body in cfg.presets.items():
+        check_order([FILTERS[n] for n in body["chain"]], f"presets.{name}.chain")  # raises if not
+        C.build_chain(cfg.resolve(name))  # and the Chain built from it checks again
+
+
+@pytest.mark.parametrize("chain, message", [
+    ("[image_captions, article]", "presets.p.chain = ['image_captions', 'article']: filter image_captions needs "
+     "article (the main-content subtree), which no filter before it assigns; put one of article, link_density, "
+     "main_content, text_density before image_captions"),
+    ("[ignore, removed_links, ads, link_lists]", "filter removed_links reads removed_links (the text links removed "
+     "from the page), but ads, link_lists assign it after removed_links; put removed_links after link_lists"),
+    ("[removed_links]", "filter removed_links needs removed_links"),
+    ("[ignore, article, removed_links, accessibility, link_lists]", "removed_links reads removed_links"),
+    ("[ignore, link_lists, accessibility, removed_links]", "filter accessibility reads removed_links_nav"),
+    ("[ignore, article, image_captions, main_content]", "filter image_captions reads removed_captions"),
+])
+def test_a_preset_in_a_useless_order_is_refused_naming_the_filter_and_its_need(tmp_path, chain, message):
+    with pytest.raises(ConfigError) as err:
+        C.load(write(tmp_path, f"presets: {{p: {{chain: {chain}}}}}"))
+    assert message in str(err.value)
+
+
+def test_a_chain_override_in_a_useless_order_is_refused(cfg):
+    with pytest.raises(ConfigError, match=r"^chain = \['image_captions'\]: filter image_captions needs article"):
+        cfg.resolve("reader", C.overrides_to_tree([("chain", ["image_captions"])]))
+    assert cfg.resolve("reader", C.overrides_to_tree([("chain", ["main_content", "image_captions"])]))
+
+
+def test_config_check_refuses_a_bad_order(tmp_path):
+    import subprocess
+    import sys
+
+    path = write(tmp_path, "presets: {p: {chain: [removed_links, ignore]}}")
+    r = subprocess.run([sys.executable, "-m", "pagesieve", "config", "check", "--config", str(path)],
+                       capture_output=True, timeout=120)
+    err = r.stderr.decode()
+    assert r.returncode == 2, (r.stdout, err)
+    assert err.startswith("pagesieve: error: presets.p.chain = ['removed_links', 'ignore']: filter removed_links "
+                          "needs removed_links"), err
+
+
+def test_declarations_name_real_handoff_fields():
+    from dataclasses import fields
+
+    from pagesieve.chain import HANDOFFS, RunState, check_declarations
+
+    assert set(HANDOFFS) <= {f.name for f in fields(RunState)}
+    for cls in FILTERS.values():
+        check_declarations(cls)
+    with pytest.raises(ValueError, match="not a hand-off field"):
+        check_declarations(type("Bad", (FILTERS["ads"],), {"requires": ("marks",)}))

@@ -93,3 +93,25 @@ def test_installed_wheel_runs_the_proxy(installed):
         except subprocess.TimeoutExpired:
             proc.kill()
         origin.close()
+
+
+def _names(requirements) -> set[str]:
+    import re
+
+    return {re.split(r"[\[<>=!~; ]", r.strip(), maxsplit=1)[0].lower().replace("_", "-") for r in requirements}
+
+
+@pytest.mark.parametrize("lock, extras", [("requirements.lock", ["test"]),
+                                          ("requirements-bench.lock", ["test", "bench"])])
+def test_the_lock_files_pin_every_dependency_with_hashes(lock, extras):
+    import re
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = _names(project["dependencies"]) | _names(r for e in extras for r in project["optional-dependencies"][e])
+    text = (REPO / lock).read_text(encoding="utf-8")
+    entries = re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+?)(?: ;[^\\\n]*)? \\\n((?:    --hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)",
+                         text, re.M)
+    pinned = {name.lower().replace("_", "-") for name, _, _ in entries}
+    assert wanted <= pinned, f"{lock} lacks {sorted(wanted - pinned)}: refresh it (README: the lock files)"
+    assert len(entries) == len(re.findall(r"^[A-Za-z0-9]", text, re.M)), "every pin carries its hashes"

@@ -176,3 +176,26 @@ def test_the_settings_page_refuses_a_posted_operator_key(tmp_path):
     with pytest.raises(ProfileError) as err:
         form.parse("ann", {"shown_preset": ["declutter"], "filters.ads.lists": ["http://127.0.0.1:9/x"]}, None)
     assert "filters.ads.lists: operator-scope setting" in err.value.errors["filters.ads.lists"]
+
+
+def test_a_toggle_that_leaves_a_filter_without_what_it_needs_is_refused(tmp_path):
+    cfg, _ = load_cfg(tmp_path)
+    store = ProfileStore(cfg)
+    with pytest.raises(ProfileError) as err:  # declutter without article: image_captions would judge nothing
+        store.save(Profile("ann", preset="declutter", toggles={"article": False}))
+    assert "filter image_captions needs article" in err.value.errors["chain.image_captions"]
+    assert store.get("ann") == Profile("ann")
+    store.close()
+
+
+def test_a_switched_on_filter_goes_where_the_chain_order_holds(tmp_path):
+    from pagesieve.profiles import chain_for
+
+    cfg, _ = load_cfg(tmp_path)
+    # By the registry's order removed_links would follow ads, before image_captions (which removes
+    # figures and their links): it goes after image_captions instead.
+    assert chain_for(cfg, "reader", {"removed_links": True}) == [
+        "ignore", "main_content", "ads", "image_captions", "removed_links", "accessibility"]
+    store = ProfileStore(cfg)
+    store.save(Profile("ann", preset="reader", toggles={"removed_links": True}))
+    store.close()

@@ -293,6 +293,10 @@ class AccessibilitySettings:
 
 class AccessibilityFilter(Filter):
     name = "accessibility"
+    uses = ("removed_links_nav",)
+    # Not in assigns: removed_links. What this filter removes (consent banners, <bgsound>, markup in
+    # <title>, the caption of a figure whose image is gone) is not offered again; it runs after
+    # removed_links in declutter.
     Settings = AccessibilitySettings
     summary = ("Make the page easier for screen readers: lang, title, one <main> with a skip link, repaired "
                "headings, alt text, linear layout tables; no autoplay, marquee, aria-hidden traps or cookie walls.")
@@ -363,7 +367,7 @@ class AccessibilityFilter(Filter):
                 key, value = key.strip().lower(), value.strip().lower()
                 if key == "user-scalable" and value in ("no", "0"):
                     continue
-                if key == "maximum-scale" and _float(value) is not None and _float(value) < MIN_MAX_SCALE:
+                if key == "maximum-scale" and (scale := _float(value)) is not None and scale < MIN_MAX_SCALE:
                     continue
                 kept.append(part)
             if len(kept) != len(parts):
@@ -531,10 +535,10 @@ class AccessibilityFilter(Filter):
             if img.get("alt") is not None or img.get("aria-label") or img.get("aria-labelledby"):
                 continue
             role = (img.get("role") or "").strip().lower()
-            size = (_px(img.get("width")), _px(img.get("height")))
+            width, height = _px(img.get("width")), _px(img.get("height"))
             if role in ("presentation", "none") or (img.get("aria-hidden") or "").strip().lower() == "true":
                 alt, source = "", "decorative by its role or aria-hidden"
-            elif None not in size and max(size) <= s.decorative_max_px:
+            elif width is not None and height is not None and max(width, height) <= s.decorative_max_px:
                 alt, source = "", "decorative spacer or tracking pixel"
             else:
                 alt, source = _caption(img), "from the figure caption"
@@ -851,7 +855,7 @@ class AccessibilityFilter(Filter):
         ctx.insert(head, len(head), dom.element("style", {"class": "pagesieve-a11y"}, css))
 
     def _removed_links_path(self, body: HtmlElement, ctx) -> str | None:
-        mark = ctx.state.marks.get("removed_links_nav")
+        mark = ctx.state.removed_links_nav  # the list removed_links added (else one found by its class)
         nav = mark if mark is not None and ctx.in_document(mark) else next(iter(REMOVED_LINKS_NAV(body)), None)
         return dom.path(nav) if nav is not None else None
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from cssselect import HTMLTranslator, SelectorError, parser as css
@@ -126,7 +127,7 @@ def _needs(node, out: set, values: list) -> bool:
         return False
     if isinstance(node, css.Relation):
         # cssselect < 1.3: one (combinator, subselector); 1.3+: a list of (combinator, selector).
-        pairs = ([(node.combinator, node.subselector)] if hasattr(node, "combinator")
+        pairs = ([(node.combinator, node.subselector)] if hasattr(node, "combinator")  # type: ignore[attr-defined]
                  else list(getattr(node, "arguments", ())))
         if not pairs or any(getattr(comb, "value", comb) != " " for comb, _ in pairs):
             return False
@@ -264,7 +265,8 @@ class GenericRules:
                 self.always.add(text)
             else:
                 for k in keys:
-                    self.by_key.setdefault(k, set()).add(text)
+                    if k is not None:  # none is, here
+                        self.by_key.setdefault(k, set()).add(text)
         self.prefixed = sorted({k[1] for k in self.by_key if k[0] == "prefix"})
 
     @staticmethod
@@ -313,8 +315,9 @@ def _join_root_relative(base: str, url: str) -> str | None:
     segments = path.split("/")
     if any(seg in ("", ".", "..") for seg in segments[1:-1]) or segments[-1] in (".", ".."):
         return None
-    origin = _ORIGINS.get(base, False)
-    if origin is False:
+    if base in _ORIGINS:
+        origin = _ORIGINS[base]
+    else:
         try:
             parts = urlsplit(base)
         except ValueError:
@@ -329,6 +332,7 @@ def _join_root_relative(base: str, url: str) -> str | None:
 
 class AdsFilter(Filter):
     name = "ads"
+    assigns = ("removed_links",)
     Settings = AdsSettings
     summary = "Remove ads: elements loading from or linking to ad servers, and elements EasyList hides."
 
@@ -370,8 +374,10 @@ class AdsFilter(Filter):
     def _network(self, page, ctx, protected: set) -> int:
         root = page.root
         source, base = self._origin(page, root)
-        checked: dict[tuple[str, str], object] = {}
-        resolved: dict[str, str | None] = {}
+        engine = self.engine
+        assert engine is not None  # apply() runs the rules only with an engine
+        checked: dict[tuple[str, str], Any] = {}  # (url, request type) -> adblock's BlockerResult
+        resolved: dict[str, Any] = {}  # url -> absolute URL or None (False: not resolved yet)
         gone: set = set()  # what this loop removed, with everything under it (the list was read before)
         removed = 0
         for node in WITH_URL(root):
@@ -386,7 +392,7 @@ class AdsFilter(Filter):
                 key = (absolute, rtype)
                 result = checked.get(key)
                 if result is None:
-                    result = checked[key] = self.engine.check_network_urls(absolute, source, rtype)
+                    result = checked[key] = engine.check_network_urls(absolute, source, rtype)
                 if result.matched:
                     target = self._target(node)
                     if target in protected:
@@ -458,10 +464,10 @@ class AdsFilter(Filter):
         head = url[:8].lower()
         if head.startswith(("https://", "http://")) and _PLAIN_URL.match(url):
             return url  # already absolute (the common case): urlsplit would say the same
-        scheme = _SCHEME.match(url)
-        if scheme and scheme.group(1).lower() not in ("http", "https"):
+        named = _SCHEME.match(url)
+        if named and named.group(1).lower() not in ("http", "https"):
             return None  # javascript:, data:, mailto:, …
-        if not scheme and base and url[0] == "/" and url[1:2] != "/":
+        if not named and base and url[0] == "/" and url[1:2] != "/":
             joined = _join_root_relative(base, url)
             if joined is not None:
                 return joined
@@ -496,12 +502,13 @@ class AdsFilter(Filter):
     # -- element hiding -----------------------------------------------------------------
     def _cosmetic(self, page, ctx, protected: set) -> tuple[int, int]:
         root = page.root
-        resources = self.engine.url_cosmetic_resources(page.url or NO_SITE_URL)
+        engine, generic = self.engine, self.generic
+        assert engine is not None and generic is not None  # apply() runs the rules only with an engine
+        resources: Any = engine.url_cosmetic_resources(page.url or NO_SITE_URL)
         index = PageIndex(root)
         rules = set(resources.hide_selectors)
         if not resources.generichide:
-            rules.update(self.engine.hidden_class_id_selectors(index.classes, index.ids, resources.exceptions))
-        generic = self.generic
+            rules.update(engine.hidden_class_id_selectors(index.classes, index.ids, resources.exceptions))
         # Site-specific and class/id rules are few: all run. Of the generic rest (the same for every
         # page, minus this site's exceptions), only those the page can match.
         other = rules - generic.texts
@@ -511,7 +518,7 @@ class AdsFilter(Filter):
         removed = 0
         for text in sorted(todo):
             sel = self._compiled(text)
-            if not index.may_match(sel):
+            if sel is None or not index.may_match(sel):  # never None: todo holds runnable rules only
                 continue
             matches = [n for n in sel.xpath(root) if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
             for n in matches:

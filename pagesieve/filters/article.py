@@ -145,6 +145,7 @@ class ArticleSettings:
 
 class ArticleFilter(Filter):
     name = "article"
+    assigns = ("article", "removed_links")
     Settings = ArticleSettings
     summary = "Find the article: the first block whose paragraphs hold 500+ characters; mark it or keep only it."
 
@@ -178,36 +179,13 @@ class ArticleFilter(Filter):
             self._keep_only(body, article, ctx)
 
     def _keep_only(self, body: HtmlElement, article: HtmlElement, ctx) -> None:
-        keep = {article, *article.iterancestors()}
+        """Keep only the article (and the headline) in ``body``: everything else there goes,
+        comments and the stray text directly in the wrappers too (``<head>`` stays)."""
         headline = self._headline(body, article) if self.settings.keep_headline else None
-        if headline is not None:
-            keep.update((headline, *headline.iterancestors()))
-        for node in list(keep):
-            if any(a is body for a in node.iterancestors()):  # strictly inside <body>: <head> stays
-                for sibling in node.itersiblings(preceding=True):
-                    self._drop(sibling, keep, ctx)
-                for sibling in node.itersiblings():
-                    self._drop(sibling, keep, ctx)
-        # Stray text directly in the wrappers (and the tails the removals left) is outside too.
-        for node in keep:
-            if node is body or not any(a is body for a in node.iterancestors()):
-                continue
-            if node.tail and node.tail.strip():
-                ctx.set_text(node, None, tail=True)
-            if node is not article and node is not headline and node.text and node.text.strip():
-                ctx.set_text(node, None)
-        if body.text and body.text.strip():
-            ctx.set_text(body, None)
-
-    @staticmethod
-    def _drop(node, keep: set, ctx) -> None:
-        if node in keep:
-            return
-        if dom.is_element(node):
-            ctx.remove(node, "outside the article", measured={"text_chars": dom.text_len(node)},
-                       explain=dom.text_len(node) > 0)
-        else:
-            ctx.remove(node, "outside the article", explain=False)
+        ctx.keep_only(body, [article] if headline is None else [article, headline], reason="outside the article",
+                      comments=True, blank_after=True,
+                      measured=lambda n: {"text_chars": dom.text_len(n)} if dom.is_element(n) else None,
+                      explain=lambda n: dom.is_element(n) and dom.text_len(n) > 0)
 
     @staticmethod
     def _headline(body: HtmlElement, article: HtmlElement) -> HtmlElement | None:

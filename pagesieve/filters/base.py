@@ -5,6 +5,13 @@ only through its :class:`~pagesieve.chain.FilterContext` (``ctx.remove``, ``ctx.
 ``ctx.set_attr``, ``ctx.insert``), which explains every removal and can undo the filter's
 work if it fails or removes nearly all of the article. Filters know nothing of HTTP, users
 or the proxy. Expensive preparation (rule lists, models) happens once, in ``__init__``.
+
+What a filter needs from the filters before it and what it leaves for those after it is declared,
+as names of the run state's hand-off fields (:data:`pagesieve.chain.HANDOFFS`, e.g. ``article``,
+``removed_links``), in ``requires`` / ``assigns`` / ``uses`` (as spaCy components declare
+``requires=`` / ``assigns=``). A chain is checked against them when it is built
+(:func:`pagesieve.chain.check_order`): a filter placed where what it needs cannot be there is
+refused with a message naming the filter and what it needs.
 """
 
 from __future__ import annotations
@@ -33,6 +40,12 @@ class Filter:
     summary: ClassVar[str] = ""
     #: Whether the chain's article-loss guard applies (False for filters that only add or mark).
     destructive: ClassVar[bool] = True
+    #: Hand-off fields an earlier filter must assign (the filter is useless without them).
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: Hand-off fields this filter may assign (for ``removed_links``: it may remove a text link).
+    assigns: ClassVar[tuple[str, ...]] = ()
+    #: Hand-off fields read when present (no filter that assigns them may come after this one).
+    uses: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings) -> None:
         self.settings = settings

@@ -35,6 +35,7 @@ class EmptyTableSettings:
 
 class EmptyTableFilter(Filter):
     name = "empty_tables"
+    assigns = ("removed_links",)
     Settings = EmptyTableSettings
     summary = "Remove tables left without substance (too little text, no image or form) by the other filters."
 

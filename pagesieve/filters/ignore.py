@@ -86,6 +86,7 @@ class IgnoreSettings:
 
 class IgnoreFilter(Filter):
     name = "ignore"
+    assigns = ("removed_links", "content_security_policy")
     Settings = IgnoreSettings
     summary = "Drop whole kinds of tags and attributes: scripts, styles, images, links, forms, meta, iframes, embeds."
 

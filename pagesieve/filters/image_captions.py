@@ -12,7 +12,7 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   only when its text is not already there: the ``<figcaption>`` of the image's ``<figure>``, the
   image's ``alt`` and its ``title``, and a caption an earlier filter removed
   (``main_content`` in ``reader`` takes captions out of the text and hands them on in
-  ``ctx.state.marks["removed_captions"]``). Exception: when that first parent block holds more than
+  ``ctx.state.removed_captions``). Exception: when that first parent block holds more than
   ``max_caption_share`` of the article's text (an image loose in the story body itself), its text is
   the article, not a caption; then only figcaption, alt and title count.
 * **No caption** (no word character in any of them): "if an image has no caption, it is a
@@ -41,6 +41,7 @@ logged and the filter passes every page through unchanged, with a note saying wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from lxml.html import HtmlElement
 
@@ -101,6 +102,9 @@ class _Candidate:
 
 class ImageCaptionsFilter(Filter):
     name = "image_captions"
+    requires = ("article",)
+    assigns = ("removed_links",)
+    uses = ("removed_captions",)
     Settings = ImageCaptionSettings
     summary = "Remove article images whose caption's named entities do not match the article's (or that have none)."
 
@@ -126,7 +130,7 @@ class ImageCaptionsFilter(Filter):
         if not images:
             return
         article_chars = ctx.text_len(article)
-        removed = ctx.state.marks.get("removed_captions", {})  # captions main_content took out
+        removed = ctx.state.removed_captions  # captions main_content took out
         candidates, remove = [], []
         for img in images:
             cand = self._candidate(img, article, article_chars, removed.get(img, ""))
@@ -164,6 +168,7 @@ class ImageCaptionsFilter(Filter):
     # -- similarity -----------------------------------------------------------------------
     def _judge(self, article: HtmlElement, candidates: list[_Candidate], ctx) -> list[tuple]:
         s = self.settings
+        assert self.model is not None  # apply() judges only with a model
         skip = {c.block for c in candidates if c.block is not None}
         for c in candidates:  # figures hold their caption too
             fig = next(c.img.iterancestors("figure"), None)
@@ -189,7 +194,8 @@ class ImageCaptionsFilter(Filter):
             mentions = sum(vec.values())
             threshold = {"min_similarity": s.min_similarity}
             if not vec or not article_vec:
-                measured = {"caption_entities": dict(vec), "article_entities": top, "caption": cand.caption[:120]}
+                measured: dict[str, Any] = {"caption_entities": dict(vec), "article_entities": top,
+                                            "caption": cand.caption[:120]}
                 why = "caption has no named entity" if not vec else "article text has no named entity"
                 if s.keep_without_entities:
                     ctx.note("keep", cand.img, f"{why}; similarity cannot be measured", measured=measured,

@@ -172,6 +172,7 @@ def find_blocks(gaps: list[int], min_links: int, max_distance: int) -> list[tupl
 
 class LinkBlocksFilter(Filter):
     name = "link_blocks"
+    assigns = ("removed_links",)
     Settings = LinkBlocksSettings
     summary = "Remove logical link blocks (runs of nearby links, even inside paragraphs) found in one scan (Wang et al.)."
 

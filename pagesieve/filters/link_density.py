@@ -125,6 +125,7 @@ def measures(s: list[int]) -> dict[str, float]:
 
 class LinkDensityFilter(Filter):
     name = "link_density"
+    assigns = ("article", "removed_links")
     Settings = LinkDensitySettings
     summary = "Reader: keep the content found by link text density, level by level (Gunasundari & Karthikeyan)."
 
@@ -144,7 +145,8 @@ class LinkDensityFilter(Filter):
 
     def select(self, root: HtmlElement, stats: dict) -> tuple[list[HtmlElement], list[HtmlElement]]:
         """(extracted nodes, the chosen path from the root) — steps 3 to 5."""
-        current, path, found = root, [], False
+        current, found = root, False
+        path: list[HtmlElement] = []
         own_text = lambda c: stats[c][_NTL] - stats[c][_LINK_CHARS]  # noqa: E731
         while True:
             kids = [c for c in current if c in stats and stats[c][_NTL]]
@@ -183,27 +185,7 @@ class LinkDensityFilter(Filter):
                  threshold={"basic": self._basic, "precise": self._precise})
         container = chosen[0] if len(chosen) == 1 else chosen[0].getparent()
         ctx.set_article(container)  # before removing: the loss guard then protects what is kept
-        keep_subtrees = set(chosen)
-        on_path: set[HtmlElement] = set()
-        for c in chosen:
-            for a in c.iterancestors():
-                on_path.add(a)
-                if a is body:
-                    break
-        self._prune(body, keep_subtrees, on_path, stats, ctx)
-
-    def _prune(self, body, keep_subtrees, on_path, stats, ctx) -> None:
-        """Remove every child of ``body`` and of the kept nodes' ancestors that is neither kept
-        nor on the way to a kept node; blank the loose text between them."""
-        if body in keep_subtrees:
-            return
-        for anc in [body, *(a for a in on_path if a is not body and a in stats)]:
-            if anc.text and anc.text.strip():
-                ctx.set_text(anc, None)
-            for child in list(anc):
-                if child.tail and child.tail.strip():
-                    ctx.set_text(child, None, tail=True)
-                if child in keep_subtrees or child in on_path or not isinstance(child.tag, str):
-                    continue
-                ctx.remove(child, "outside the content selected by link density",
-                           measured=measures(stats[child]) if child in stats else None)
+        # Every child of body and of the kept nodes' ancestors that is neither kept nor on the way
+        # to a kept node goes; the loose text between them is blanked.
+        ctx.keep_only(body, chosen, reason="outside the content selected by link density",
+                      measured=lambda n: measures(stats[n]) if n in stats else None)

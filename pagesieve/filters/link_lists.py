@@ -119,6 +119,7 @@ class LinkListSettings:
 
 class LinkListFilter(Filter):
     name = "link_lists"
+    assigns = ("removed_links",)
     Settings = LinkListSettings
     summary = "Remove link lists: blocks (table cells, lists, nav, aside, div) with more links than words."
 

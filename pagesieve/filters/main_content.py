@@ -212,6 +212,7 @@ class MainContentSettings:
 
 class MainContentFilter(Filter):
     name = "main_content"
+    assigns = ("article", "removed_links", "removed_captions")
     Settings = MainContentSettings
     summary = ("Reader: keep the best-scored content block (paragraph scores, link density), then remove bylines, "
                "share bars, related lists and comments inside it.")
@@ -408,7 +409,7 @@ class MainContentFilter(Filter):
         for el in extra:  # a cousin that holds a chosen node replaces it
             inside -= {c for c in inside if any(a is el for a in c.iterancestors())}
         order = {el: i for i, el in enumerate(body.iter())}
-        return sorted(inside | set(extra), key=order.get)
+        return sorted(inside | set(extra), key=order.__getitem__)
 
     # -- the filter ----------------------------------------------------------------------
     def apply(self, page, ctx) -> None:
@@ -492,28 +493,12 @@ class MainContentFilter(Filter):
             ctx.insert(parent, index + 1, p)
         ctx.note("headline", h1, f"headline first ({headline.source})", measured={"byline": bool(byline)})
 
-    def _prune(self, body, chosen, st, ctx) -> None:
+    @staticmethod
+    def _prune(body, chosen, st, ctx) -> None:
         """Remove everything in ``body`` outside the chosen nodes; blank loose text on the way."""
-        keep = set(chosen)
-        if body in keep:
-            return
-        on_path: set[HtmlElement] = set()
-        for c in chosen:
-            for a in c.iterancestors():
-                on_path.add(a)
-                if a is body:
-                    break
-        for anc in [body, *(a for a in on_path if a is not body)]:
-            if anc.text and anc.text.strip():
-                ctx.set_text(anc, None)
-            for child in list(anc):
-                if child.tail and child.tail.strip():
-                    ctx.set_text(child, None, tail=True)
-                if child in keep or child in on_path or not isinstance(child.tag, str):
-                    continue
-                cs = st.get(child)
-                ctx.remove(child, "outside the main content block",
-                           measured={"chars": cs[_CHARS]} if cs else None, explain=bool(cs and cs[_CHARS]))
+        ctx.keep_only(body, chosen, reason="outside the main content block",
+                      measured=lambda n: {"chars": st[n][_CHARS]} if n in st else None,
+                      explain=lambda n: bool(n in st and st[n][_CHARS]))
 
     def _clean(self, page, chosen, top, top_score, st, scores, article_chars, ctx, kind: str = "article") -> None:
         """Remove boilerplate inside the chosen nodes (see the module docstring)."""
@@ -555,10 +540,10 @@ class MainContentFilter(Filter):
                      measured={"share": round(bounded / article_chars, 3)},
                      threshold={"clean_max_total": s.clean_max_total})
             return
-        for el, reason, measured, threshold in plan:
-            if reason == "image caption or gallery":
+        for el, why, measured, threshold in plan:
+            if why == "image caption or gallery":
                 _hand_on_caption(el, ctx)
-            ctx.remove(el, reason, measured=measured, threshold=threshold)
+            ctx.remove(el, why, measured=measured, threshold=threshold)
 
     @staticmethod
     def _between_blocks(el: HtmlElement, st) -> bool:
@@ -588,7 +573,7 @@ class MainContentFilter(Filter):
             return f"<{el.tag}> navigation or aside block inside the article", measured, limit
         if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
                 and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))):
-            return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit
+            return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit  # type: ignore[union-attr]
         if big:
             return None
         if 0 < chars < s.min_paragraph_chars and el.tag not in INLINE_TAGS and LABEL.match(dom.text_of(el)):
@@ -633,11 +618,6 @@ def _strip_site(title: str) -> str:
     return parts[0] if len(parts) > 1 and len(parts[0].split()) >= 3 else title
 
 
-#: ``ctx.state.marks`` key: image → the text of the caption this filter removed (image_captions
-#: judges the image by it afterwards).
-REMOVED_CAPTIONS = "removed_captions"
-
-
 def _hand_on_caption(el: HtmlElement, ctx) -> None:
     """Remember a removed caption's text for the images it described (those of its figure, or of
     its parent block), so a later filter can still judge them by their caption."""
@@ -650,9 +630,12 @@ def _hand_on_caption(el: HtmlElement, ctx) -> None:
     if holder is None:
         return
     images = [img for img in holder.iter("img") if not any(a is el for a in img.iterancestors())]
-    captions = ctx.state.marks.setdefault(REMOVED_CAPTIONS, {})
+    if not images:
+        return
+    captions = dict(ctx.state.removed_captions)  # image -> caption text, for image_captions
     for img in images:
         captions[img] = f"{captions.get(img, '')} {text}".strip()
+    ctx.assign(removed_captions=captions)
 
 
 _WORD = re.compile(r"\w+", re.U)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from lxml import etree
+from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.filters.base import Filter
@@ -63,6 +64,8 @@ class RemovedLinksSettings:
 
 class RemovedLinksFilter(Filter):
     name = "removed_links"
+    requires = ("removed_links",)
+    assigns = ("removed_links_nav",)
     Settings = RemovedLinksSettings
     summary = "List every text link the other filters removed at the end of the page, in page order."
     destructive = False
@@ -97,11 +100,13 @@ class RemovedLinksFilter(Filter):
             ctx.note("skip", reason="no removed link to list", measured={"removed": len(removed), "unsafe": unsafe})
             return
         body = dom.body_of(page.root)
-        ctx.insert(body, len(body), self._section(chosen))
+        nav = self._section(chosen)
+        ctx.insert(body, len(body), nav)
+        ctx.assign(removed_links_nav=nav)  # for accessibility, which labels and places it
         ctx.note("add", reason="removed links listed at the end of the page, collapsed",
                  measured={"listed": len(chosen), "removed": len(removed), "unsafe": unsafe})
 
-    def _section(self, links: list[tuple[str, str]]) -> etree._Element:
+    def _section(self, links: list[tuple[str, str]]) -> HtmlElement:
         s = self.settings
         nav = dom.element("nav", {"aria-label": s.label, "class": SECTION_CLASS})
         details = etree.SubElement(nav, "details")

@@ -8,7 +8,7 @@ What it does to a page
 ``mode: mark`` (default) changes no text: every final block gets
 ``data-pagesieve-segment="<n>"`` (blocks numbered in document order) on its elements, blocks
 whose anchor text holds a cue phrase also ``data-pagesieve-relevance="<DoR>"``, and the top ω of
-those ``data-pagesieve-rank="<r>"``; the blocks are listed in ``ctx.state.marks["segments"]``.
+those ``data-pagesieve-rank="<r>"``; the blocks are listed in ``ctx.state.segments``.
 ``mode: keep`` keeps only the top ω relevant blocks of ``<body>`` (and the elements around them)
 and removes everything else there; ``<head>`` is never touched. Keep mode acts only when at least
 one block has DoR > 0: with no cue phrase configured, or none found, the page is left unchanged
@@ -229,7 +229,7 @@ class _Text:
 
         def add_unit(s: str | None, spans: dict, node) -> None:
             span = add(s)
-            if span and s.strip():  # whitespace alone separates words but is no unit
+            if span and s and s.strip():  # whitespace alone separates words but is no unit
                 spans[node] = span
 
         # Depth first by hand: lxml's iterwalk skips comments, and their tails are page text.
@@ -260,6 +260,7 @@ class _Text:
 
 class SegmentsFilter(Filter):
     name = "segments"
+    assigns = ("segments", "removed_links")
     Settings = SegmentsSettings
     summary = ("DeSeA: split the page into blocks at delimiter levels down to α characters, merge next-to "
                "blocks, rank blocks by cue phrases just before them; mark them or keep the top ω.")
@@ -300,13 +301,13 @@ class SegmentsFilter(Filter):
         candidates = sorted((b for b in blocks if b.dor > 0), key=lambda b: -b.dor)  # stable: document order
         ranks = {b: r for r, b in enumerate(candidates, 1)}
         relevant = [b for b in candidates if ranks[b] <= s.top_blocks]
-        ctx.state.marks["segments"] = [
+        ctx.assign(segments=[
             {"segment": n, "chars": b.chars, "level": b.level, "kind": b.kind, "dor": b.dor, "cue": b.cue,
              "anchor": b.anchor if b.dor > 0 else None,
-             "anchor_before": _describe_unit(b.anchor_of) if b.dor > 0 else None,
+             "anchor_before": _describe_unit(b.anchor_of) if b.dor > 0 and b.anchor_of else None,
              "rank": ranks.get(b), "relevant": b in relevant, "path": dom.path(b.node),
              "starts_in": _describe_unit(b.first)["starts_in"]}
-            for n, b in enumerate(blocks, 1)]
+            for n, b in enumerate(blocks, 1)])
         for n, b in enumerate(blocks, 1):
             self._explain(ctx, n, b, ranks.get(b))
         ctx.note("summary", body, f"{len(blocks)} blocks, {len(candidates)} with a cue phrase in their anchor text, "
@@ -517,36 +518,20 @@ class SegmentsFilter(Filter):
         s = self.settings
         owner: dict[Unit, Block] = {u: b for b in blocks for u in b.units}
         kept: set[Unit] = {u for b in relevant for u in b.units}
-        kept_elements = {node for kind, node in kept if kind == "el"}
-        around: set[HtmlElement] = {body}
-        for kind, node in kept:
-            anc = node if kind == "text" else node.getparent()
-            while anc is not None and anc not in around:  # the elements that hold kept units stay
-                around.add(anc)
-                anc = anc.getparent()
-        removals: list[HtmlElement] = []
-        stack = [body]
-        while stack:
-            node = stack.pop()
-            if node.text and node.text.strip() and ("text", node) not in kept:
-                ctx.set_text(node, None)
-            for child in node:
-                if child.tail and child.tail.strip() and ("tail", child) not in kept:
-                    ctx.set_text(child, None, tail=True)
-                if child in kept_elements:
-                    continue
-                if child in around:
-                    stack.append(child)
-                else:
-                    removals.append(child)
-        for node in removals:
+
+        def measured(node: HtmlElement) -> dict:
             inside = {owner[u] for u in _units_in(node) if u in owner}
             best = max(inside, key=lambda b: b.dor, default=None)
-            chars = dom.text_len(node)
-            ctx.remove(node, "not part of a relevant block (DoR 0, or ranked below the top ω)",
-                       measured={"text_chars": chars, "blocks": len(inside),
-                                 "best_dor": best.dor if best else 0, "best_rank": ranks.get(best)},
-                       threshold={"min_dor_exclusive": 0, "top_blocks": s.top_blocks}, explain=chars > 0)
+            return {"text_chars": dom.text_len(node), "blocks": len(inside),
+                    "best_dor": best.dor if best else 0, "best_rank": ranks.get(best)}
+
+        # The kept units' elements stay whole, their text pieces stay, and so do the elements
+        # that hold them; everything else in <body> goes (comments too).
+        ctx.keep_only(body, [node for kind, node in kept if kind == "el"],
+                      texts=[(node, kind == "tail") for kind, node in kept if kind != "el"],
+                      comments=True, reason="not part of a relevant block (DoR 0, or ranked below the top ω)",
+                      measured=measured, threshold={"min_dor_exclusive": 0, "top_blocks": s.top_blocks},
+                      explain=lambda node: dom.text_len(node) > 0)
 
 
 def _open(el: HtmlElement) -> list[Unit]:
@@ -571,7 +556,7 @@ def _units_in(node: HtmlElement):
 
 
 def _describe_unit(unit: Unit) -> dict[str, str]:
-    """Where a unit is, for ``ctx.state.marks``: the element's path and whether the text starts in
+    """Where a unit is, for ``ctx.state.segments``: the element's path and whether the text starts in
     it (``element``), is its leading text (``text``) or follows it (``tail``)."""
     kind, node = unit
     return {"path": dom.path(node), "starts_in": {"el": "element", "text": "text", "tail": "tail"}[kind]}

@@ -157,6 +157,7 @@ def page_key(page, data_hint: str) -> str:
 
 class TemplateBlocksFilter(Filter):
     name = "template_blocks"
+    assigns = ("removed_links",)
     Settings = TemplateBlocksSettings
     summary = "Remove blocks that recur on the site's other pages (ContentExtractor); learns per site while browsing."
 

@@ -148,6 +148,7 @@ def regions(blocks: list[int], t: int, n: int, drop_max: int) -> list[tuple[int,
 
 class TextDensityFilter(Filter):
     name = "text_density"
+    assigns = ("article", "removed_links")
     Settings = TextDensitySettings
     summary = "Reader: keep the lines whose row blocks are dense with text, adaptive threshold (Zheng et al.)."
 
@@ -179,33 +180,22 @@ class TextDensityFilter(Filter):
             ctx.note("skip", body, "no text region found; page left unchanged", measured=info)
             return
         kept_nodes: set[tuple[HtmlElement, bool]] = set()
-        holders: set[HtmlElement] = set()  # elements with some selected text in their subtree
         has_text: set[HtmlElement] = set()
         for owner, tail, ln, _ in texts:
             el = owner.getparent() if tail else owner
             if el is None:
                 continue
-            chain = [el, *el.iterancestors()]
-            has_text.update(chain)
+            has_text.update((el, *el.iterancestors()))
             if ln in lines:
                 kept_nodes.add((owner, tail))
-                holders.update(chain)
         article = self._common_ancestor([o.getparent() if t else o for o, t in kept_nodes], body)
         ctx.note("select", article, f"text region(s) of lines {info.get('regions')}", measured=info)
         ctx.set_article(article)  # before removing: the loss guard then protects what is kept
-        for owner, tail, ln, _ in texts:
-            if ln not in lines and (owner, tail) not in kept_nodes:
-                el = owner.getparent() if tail else owner
-                if el in holders and ctx.in_document(owner):
-                    ctx.set_text(owner, None, tail=tail)
-        stack = [body]
-        while stack:  # remove maximal subtrees with text but none selected
-            el = stack.pop()
-            for child in list(el):
-                if child in holders:
-                    stack.append(child)
-                elif child in has_text:
-                    ctx.remove(child, "no text on the selected lines", measured={"T": info["T"]})
+        # The text on the selected lines stays; so do the elements on the way to it, and those
+        # without text (images, line breaks). Maximal subtrees with text but none selected go, and
+        # the unselected text in the elements on the way is blanked.
+        ctx.keep_only(body, texts=kept_nodes, spare=lambda el: el not in has_text,
+                      reason="no text on the selected lines", measured=lambda el: {"T": info["T"]})
 
     @staticmethod
     def _common_ancestor(nodes: list[HtmlElement], body: HtmlElement) -> HtmlElement:

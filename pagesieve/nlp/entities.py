@@ -46,7 +46,7 @@ import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from pagesieve.errors import ConfigError
 
@@ -77,7 +77,7 @@ class NerModel:
 
     name: str  # as configured
     source: str  # what was loaded: package name or directory
-    nlp: object  # spacy.language.Language
+    nlp: Any  # spacy.language.Language
     components: tuple[str, ...]
     load_ms: float
 
@@ -265,13 +265,13 @@ def resolve(vector: Mapping[str, float], against: Iterable[str]) -> Counter:
     merged keys add. Lets a caption that names a person by surname match the article's full name."""
     targets = list(against)
     present = set(targets)
-    out: Counter = Counter()
+    out: Counter[str] = Counter()
     for key, n in vector.items():
         if key not in present:
             matches = [t for t in targets if _same_ending(key, t)]
             if len(matches) == 1:
                 key = matches[0]
-        out[key] += n
+        out[key] += n  # type: ignore[assignment]  # weights may be float: a Counter adds them alike
     return out
 
 
@@ -283,7 +283,7 @@ def self_resolve(vector: Mapping[str, float]) -> Counter:
     for key, n in vector.items():
         words = key.split()
         longer = [t for t in keys if len(t.split()) > len(words) and t.split()[-len(words):] == words]
-        out[longer[0] if len(longer) == 1 else key] += n
+        out[longer[0] if len(longer) == 1 else key] += n  # type: ignore[assignment]  # float weights
     return out
 
 

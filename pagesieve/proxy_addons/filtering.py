@@ -346,7 +346,7 @@ class Declutter:
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Decide on headers alone when possible; such responses stream through unbuffered."""
-        resp = flow.response
+        resp = _response(flow)
         # Only this addon says whether a page was filtered: a site cannot send that itself.
         resp.headers.pop(HEADER, None)
         reason = self._skip_reason(flow)
@@ -366,7 +366,7 @@ class Declutter:
     async def response(self, flow: http.HTTPFlow) -> None:
         if DECISION_KEY in flow.metadata:
             return  # decided on the headers
-        resp = flow.response
+        resp = _response(flow)
         if resp.stream or resp.raw_content is None:
             # Switched to streaming by mitmproxy (body past stream_large_bodies): already sent.
             return self._unfiltered(flow, "too-large")
@@ -378,6 +378,7 @@ class Declutter:
         if len(raw) > limit:
             return self._unfiltered(flow, "too-large")
         coding = resp.headers.get("content-encoding", "")
+        body: bytes | None
         try:
             if not coding.strip():
                 body = raw
@@ -402,7 +403,7 @@ class Declutter:
 
     # -- work ----------------------------------------------------------------------------
     def _skip_reason(self, flow: http.HTTPFlow) -> str | None:
-        req, resp = flow.request, flow.response
+        req, resp = flow.request, _response(flow)
         if flow.metadata.get(OWN_PAGE_KEY) or req.pretty_host == getattr(ctx.options, "onboarding_host", "mitm.it"):
             return "own-page"
         if resp.status_code != 200 or flow.websocket is not None:
@@ -481,7 +482,7 @@ class Declutter:
                 return self._unfiltered(flow, "not-html")
             return self._failed(flow, outcome.reason, outcome.error or outcome.reason)
         ms = (time.perf_counter() - t0) * 1000
-        resp = flow.response
+        resp = _response(flow)
         coding = resp.headers.get("content-encoding", "")
         if coding.strip() and len(outcome.body) > INLINE_DECODE_BYTES:
             # Re-encode a large body in a thread, as the origin had it (set_content would do it here).
@@ -517,7 +518,7 @@ class Declutter:
         return bool(getattr(users, "auth", False))
 
     def _unfiltered(self, flow: http.HTTPFlow, reason: str) -> None:
-        flow.response.headers[HEADER] = f"unfiltered; reason={reason}"
+        _response(flow).headers[HEADER] = f"unfiltered; reason={reason}"
         flow.metadata[DECISION_KEY] = {"filtered": False, "reason": reason}
 
     def _failed(self, flow: http.HTTPFlow, reason: str, why: str) -> None:
@@ -557,3 +558,10 @@ def private_caching(headers: http.Headers, spec_key: str, *, auth: bool) -> None
         vary = [v.strip() for v in headers.get("vary", "").split(",") if v.strip()]
         if "*" not in vary and "proxy-authorization" not in (v.lower() for v in vary):
             headers["vary"] = ", ".join([*vary, "Proxy-Authorization"])
+
+
+def _response(flow: http.HTTPFlow) -> http.Response:
+    """The flow's response (set in every hook this addon reads it in)."""
+    resp = flow.response
+    assert resp is not None, "a response hook without a response"
+    return resp

@@ -90,7 +90,7 @@ class Form:
         """A spec with every filter (for its settings) under ``preset`` and ``tree`` overrides."""
         tree = dict(tree or {})
         tree["chain"] = list(self.filters)
-        return self.cfg.resolve(preset, tree)
+        return self.cfg.resolve(preset, tree, check=False)  # for the settings only: never run
 
     def values(self, profile: Any, default_preset: str | None) -> dict[str, Any]:
         """Dotted key → effective value for ``profile`` (what the page shows)."""

@@ -190,6 +190,7 @@ def test_never_removes_html_head_body(tmp_path):
 class MarkArticle(Filter):
     name = "mark"
     destructive = False
+    assigns = ("article",)
 
     def apply(self, page, ctx):
         ctx.set_article(page.root.get_element_by_id("story"))

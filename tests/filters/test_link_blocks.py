@@ -108,6 +108,7 @@ def test_article_links_kept_when_article_known():
 
     class MarkNav:
         name, destructive = "mark", False
+        requires, uses, assigns = (), (), ("article",)
 
         def apply(self, page, ctx):
             ctx.set_article(page.root.get_element_by_id("nav"))

@@ -32,7 +32,7 @@ def page(body: str) -> str:
 def segments(html: str, **settings) -> tuple[list[dict], object, object]:
     pg, state, stats = run_filter("segments", html, **settings)
     assert stats[0]["status"] == "ok", state.record
-    return state.marks.get("segments", []), pg, state
+    return state.segments, pg, state
 
 
 def seg_of(pg, ident: str) -> str | None:
@@ -303,7 +303,7 @@ def test_corpus_mark_mode_blocks_are_disjoint(corpus):
         for el in marked:  # a block's elements never nest inside another block's
             assert not any(a.get("data-pagesieve-segment") for a in el.iterancestors()), (pid, dom.path(el))
         numbers = {int(el.get("data-pagesieve-segment")) for el in marked}
-        assert numbers <= set(range(1, len(state.marks["segments"]) + 1)), pid
+        assert numbers <= set(range(1, len(state.segments) + 1)), pid
 
 
 @pytest.mark.slow
@@ -324,7 +324,7 @@ def test_corpus_keep_mode_keeps_the_blocks_after_a_title_phrase(corpus):
         marked, _, _ = _run(data, cue_phrases=[phrase])
         kept, kstate, stats = _run(data, cue_phrases=[phrase], mode="keep")
         assert stats[0]["status"] == "ok", (pid, kstate.record[-1])
-        relevant = [b for b in kstate.marks["segments"] if b["relevant"]]
+        relevant = [b for b in kstate.segments if b["relevant"]]
         assert len(relevant) <= 10
         out = _squash(dom.text_of(dom.body_of(kept.root)))
         if not relevant:
