@@ -142,11 +142,14 @@ class LinkListFilter(Filter):
         holds_grid = {a for g in grids for a in g.iterancestors()}
         page_letters = stats.get(body, (0, 0, 0))[2]
         tables: dict[HtmlElement, bool] = {}
-        removed_under: set[HtmlElement] = set()
+        # Nodes inside a block already removed or kept (a set of descendants, filled once per such
+        # block: a linear walk, where testing each node's ancestors was quadratic on deep pages).
+        settled: set[HtmlElement] = set()
+        in_article = set(article.iter()) if article is not None else set()
         for node in list(body.iter(*self._tags)):  # a list: removals must not cut the walk short
             if node in protected or node not in stats:
                 continue
-            if any(a in removed_under for a in node.iterancestors()):
+            if node in settled:
                 continue
             links, link_letters, letters = stats[node]
             if links < s.min_links:
@@ -161,16 +164,16 @@ class LinkListFilter(Filter):
             if node in grids:
                 ctx.note("keep", node, "repeated items with text of their own: a grid of items, not a link list",
                          measured={"items": grids[node]}, threshold={"min_items": s.min_items})
-                removed_under.add(node)  # nothing inside a grid is a link list either
+                settled.update(node.iterdescendants())  # nothing inside a grid is a link list either
                 continue
             if node in holds_grid or (node not in furniture and page_letters
                                       and letters >= s.page_share * page_letters):
                 continue  # the page or a wrapper of its items: its inner blocks are tested instead
-            inside = article is not None and any(a is article for a in node.iterancestors())
+            inside = node in in_article and node is not article
             if inside and node not in furniture and self._toc(node, s):
                 ctx.note("keep", node, "table of contents of the main block (links to places on this page)",
                          threshold={"toc_share": s.toc_share})
-                removed_under.add(node)
+                settled.update(node.iterdescendants())
                 continue
             share = link_letters / letters if letters else 1.0
             if inside and share <= s.article_link_share:
@@ -186,7 +189,7 @@ class LinkListFilter(Filter):
             else:
                 ctx.remove(node, "link list: more links per non-linked word than the ratio",
                            measured=measured, threshold=threshold)
-            removed_under.add(node)
+            settled.update(node.iterdescendants())
 
     def _grids(self, body: HtmlElement, stats: dict, furniture: set) -> dict[HtmlElement, int]:
         """Blocks outside page furniture whose children are repeated items with text of their own
