@@ -188,6 +188,8 @@ class FilterContext:
         else:
             order = None
             node.set(name, value)
+        if name == "href" and self.state._measure is not None:
+            self.state._measure.href_set(node, old is not None, value is not None)
         self._ops.append(("attr", node, name, old, order))
 
     def set_text(self, node: HtmlElement, text: str | None, *, tail: bool = False) -> None:
