@@ -74,20 +74,32 @@ class TextMeasure:
                         n += chars(child.tail)
                 counts[el] = n
                 continue
+            # Inlined chars() and letters() (this loop is the measurement's cost): whitespace-only
+            # text (most tails between tags) costs one split; letters are counted on the joined words.
             text = el.text
-            n, letter_count = (chars(text), letters(text)) if text else (0, 0)
+            if text and (words := text.split()):
+                joined = "".join(words)
+                n = len(joined)
+                letter_count = (len(joined.encode("ascii").translate(None, _ASCII_NOT_LETTERS)) if joined.isascii()
+                                else len(_LETTERS.findall(joined)))
+            else:
+                n = letter_count = 0
             links = link_letters = 0
             for child in el:
-                n += counts.get(child, 0)
                 tail = child.tail
-                if tail:
-                    n += chars(tail)
-                    letter_count += letters(tail)
+                if tail and (words := tail.split()):
+                    joined = "".join(words)
+                    n += len(joined)
+                    letter_count += (len(joined.encode("ascii").translate(None, _ASCII_NOT_LETTERS))
+                                     if joined.isascii() else len(_LETTERS.findall(joined)))
                 got = stats.get(child)
                 if got is not None:
+                    n += counts[child]
                     links += got[0]
                     link_letters += got[1]
                     letter_count += got[2]
+                else:
+                    n += counts.get(child, 0)
             if tag == "a" and el.get("href") is not None:
                 links += 1
                 link_letters = letter_count
