@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from pagesieve import config as C
 from pagesieve.evaluate import load_dataset
 from pagesieve.nlp import entities
 
-EXTRACTION = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction"
+EXTRACTION = Path(os.environ.get("PAGESIEVE_EXTRACTION") or
+                  Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction")
 
 
 def pages(per_corpus: int):
