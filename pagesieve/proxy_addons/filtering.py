@@ -314,6 +314,7 @@ class Declutter:
         if self.pool is None and self._executor is None and self._starting is None:
             self._starting = asyncio.get_running_loop().create_task(self._start_pool())
             await asyncio.wait([self._starting])
+            self._starting.result()  # a pool that could not start: raised here, as before (mitmproxy logs it)
 
     async def _start_pool(self) -> None:
         """Start the worker pool without blocking the event loop: starting a worker waits for the

@@ -84,3 +84,18 @@ def test_a_proxy_stopped_during_start_up_shuts_its_pool():
 
     asyncio.run(scenario())
     assert d.pool is None
+
+
+def test_a_pool_that_cannot_start_raises_from_running():
+    d = Declutter(ConfigSource(C.load()))
+
+    def broken():
+        raise OSError("no forkserver")
+
+    d._new_pool = broken  # type: ignore[method-assign]
+    try:
+        asyncio.run(d.running())
+    except OSError as err:
+        assert "no forkserver" in str(err)
+    else:
+        raise AssertionError("running() hid the failure")
