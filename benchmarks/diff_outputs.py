@@ -1,88 +1,81 @@
-"""Filter corpus pages with every shipped preset and write the outputs, to compare two versions byte
-for byte (a refactoring must not change what a page becomes).
+"""Did the filtered output change at all? Snapshot the chain's output on corpus pages, then diff.
 
-    .venv/bin/python benchmarks/diff_outputs.py OUT_DIR [--per-corpus 20] [--preset P ...]
-    diff -rq BEFORE_DIR AFTER_DIR        # or: benchmarks/diff_outputs.py --compare BEFORE AFTER
+    .venv/bin/python benchmarks/diff_outputs.py save DIR  [--per-corpus 30] [--preset P ...]
+    .venv/bin/python benchmarks/diff_outputs.py diff DIR  [same options]
 
-Run it once on the old code (e.g. ``PYTHONPATH=/tmp/old-checkout``) and once on the new; every page
-of every corpus under ``../shared/data/extraction`` is taken in sorted order, ``--per-corpus`` of
-each. ``topics`` gets cue phrases (``--set``-style) so that its keep mode removes something. Each
-output is ``OUT_DIR/<preset>/<corpus>__<page id>.html`` (the filtered bytes, or ``ERROR: ...``), and
-``OUT_DIR/<preset>/_removals.txt`` lists the number of removals per page.
+``save`` filters every ``k``-th page of each corpus in ``../shared/data/extraction`` (about
+``--per-corpus`` pages from each: 150 pages for five corpora) with each preset and writes each
+output's bytes to ``DIR/<preset>/<corpus>/<id>.html``; ``diff`` filters the same pages again and
+lists those whose output differs from the snapshot (with the first differing characters), per
+preset: a speed change that should not change any output is checked exactly.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-CORPORA = next((p / "shared" / "data" / "extraction" for p in (REPO.parent, REPO.parent.parent)
-                if (p / "shared" / "data" / "extraction").is_dir()), REPO.parent / "shared" / "data" / "extraction")
-#: Settings that make a preset do something on corpus pages (it would otherwise leave them unchanged).
-EXTRA = {"topics": {"segments.cue_phrases": ["comments", "related", "share", "about", "contact"]}}
+from pagesieve import config as C
+from pagesieve.evaluate import load_dataset
+from pagesieve.nlp import entities
+
+EXTRACTION = Path(os.environ.get("PAGESIEVE_EXTRACTION") or
+                  Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction")
 
 
-def pages(per_corpus: int) -> list[tuple[str, Path]]:
-    out = []
-    for corpus in sorted(p for p in CORPORA.iterdir() if (p / "pages").is_dir()):
-        for path in sorted((corpus / "pages").glob("*.html"))[:per_corpus]:
-            out.append((f"{corpus.name}__{path.stem}", path))
-    return out
+def pages(per_corpus: int):
+    for corpus in sorted(p for p in EXTRACTION.iterdir() if (p / "truth.jsonl").is_file()):
+        samples = load_dataset(corpus)
+        samples = samples[::max(1, math.ceil(len(samples) / per_corpus))]
+        for s in samples:
+            yield corpus.name, s
 
 
-def write(out: Path, per_corpus: int, presets: list[str] | None) -> None:
-    import pagesieve
-    from pagesieve import config as C
-
-    cfg = C.load()
-    todo = pages(per_corpus)
-    for preset in presets or list(cfg.presets):
-        filterer = pagesieve.Filterer(preset, settings=EXTRA.get(preset), config=cfg)
-        d = out / preset
-        d.mkdir(parents=True, exist_ok=True)
-        counts = []
-        for name, path in todo:
-            try:
-                res = filterer(path.read_bytes(), url=None)
-                body, n = res.body, sum(1 for r in res.removals if r.get("action") == "remove")
-            except Exception as err:  # noqa: BLE001 - recorded as the page's output
-                body, n = f"ERROR: {type(err).__name__}: {err}".encode(), -1
-            (d / f"{name}.html").write_bytes(body)
-            counts.append(f"{name} {n}")
-        (d / "_removals.txt").write_text("\n".join(counts) + "\n")
-        print(f"{preset}: {len(todo)} pages", file=sys.stderr)
+def _first_diff(a: bytes, b: bytes) -> str:
+    i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    return f"at byte {i}: {a[max(0, i - 40):i + 60]!r} / {b[max(0, i - 40):i + 60]!r}"
 
 
-def compare(a: Path, b: Path) -> int:
-    differ = 0
-    total = 0
-    for fa in sorted(a.rglob("*")):
-        if not fa.is_file():
-            continue
-        fb = b / fa.relative_to(a)
-        total += 1
-        if not fb.exists() or fb.read_bytes() != fa.read_bytes():
-            differ += 1
-            print(f"differs: {fa.relative_to(a)}")
-    print(f"{total} files compared, {differ} differ")
-    return 1 if differ else 0
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", nargs="?", type=Path)
-    ap.add_argument("--per-corpus", type=int, default=20)
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=("save", "diff"))
+    ap.add_argument("dir")
+    ap.add_argument("--per-corpus", type=int, default=30)
     ap.add_argument("--preset", action="append")
-    ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
-    args = ap.parse_args()
-    if args.compare:
-        return compare(*args.compare)
-    if args.out is None:
-        ap.error("OUT_DIR is needed (or --compare BEFORE AFTER)")
-    write(args.out, args.per_corpus, args.preset)
-    return 0
+    ap.add_argument("--verbose", "-v", action="store_true")
+    args = ap.parse_args(argv)
+    cfg = C.load()
+    out = Path(args.dir)
+    todo = list(pages(args.per_corpus))
+    changed_total = 0
+    for preset in args.preset or ["declutter", "reader"]:
+        chain = C.build_chain(cfg.resolve(preset))
+        changed = []
+        for corpus, s in todo:
+            entities.CACHE.clear()
+            try:
+                body = chain.process(s.path.read_bytes(), url=s.url).body
+            except Exception as err:  # noqa: BLE001 - an input the chain refuses is an output too
+                body = f"ERROR {type(err).__name__}: {err}".encode()
+            path = out / preset / corpus / f"{s.id}.html"
+            if args.mode == "save":
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(body)
+            else:
+                old = path.read_bytes() if path.is_file() else b""
+                if old != body:
+                    changed.append(f"{corpus}/{s.id}: {_first_diff(old, body)}")
+        if args.mode == "diff":
+            print(f"{preset}: {len(changed)} of {len(todo)} outputs differ")
+            for line in changed[: None if args.verbose else 20]:
+                print("   ", line)
+            changed_total += len(changed)
+        else:
+            print(f"{preset}: {len(todo)} outputs saved under {out / preset}")
+    return 1 if changed_total else 0
 
 
 if __name__ == "__main__":

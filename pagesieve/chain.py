@@ -309,6 +309,8 @@ class FilterContext:
         else:
             order = None
             node.set(name, value)
+        if name == "href" and self.state._measure is not None:
+            self.state._measure.href_set(node, old is not None, value is not None)
         self._ops.append(("attr", node, name, old, order))
 
     def set_text(self, node: HtmlElement, text: str | None, *, tail: bool = False) -> None:
@@ -554,7 +556,7 @@ class Chain:
         stats = []
         for flt in self.filters:
             ctx = FilterContext(flt.name, state, page, flt.assigns)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             status = "ok"
             try:
                 flt.apply(page, ctx)
@@ -573,6 +575,7 @@ class Chain:
                                  measured={"article_text_lost": round(loss, 3)},
                                  threshold={"max_article_loss": self.safety.max_article_loss})
             stats.append({"filter": flt.name, "ms": round((time.perf_counter() - t0) * 1000, 3),
+                          "cpu_ms": round((time.process_time() - c0) * 1000, 3),
                           "removed": ctx.removed if status == "ok" else 0, "status": status})
         return state, stats
 

@@ -24,6 +24,9 @@ _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_st
 
 # URL schemes that are safe to emit again in a link we write ourselves.
 SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})
+#: An absolute http(s) URL of printable ASCII without "[", "]" or a backslash: urlsplit neither strips
+#: nor rejects anything in it (no whitespace, controls, IPv6 brackets or non-ASCII host).
+PLAIN_URL = re.compile(r"^https?://[\x21-\x5a\x5e-\x7e]*$", re.IGNORECASE)
 
 
 def element(tag: str, attrib: dict[str, str] | None = None, text: str | None = None) -> HtmlElement:
@@ -116,11 +119,43 @@ def is_safe_url(url: str | None) -> bool:
     u = url.strip()
     if not u or any(c in u for c in "\x00\r\n\t"):
         return False
+    if u[0] > " " and (PLAIN_URL.match(u) or (":" not in u and not u.startswith("//"))):
+        return True  # http(s), or relative without a netloc: what urlsplit says, without it
     try:
         scheme = urlsplit(u).scheme.lower()
     except ValueError:
         return False
     return scheme in SAFE_SCHEMES
+
+
+_ORIGINS: dict[str, str | None] = {}
+
+
+def join_root_relative(base: str, url: str) -> str | None:
+    """``urljoin(base, url)`` for a root-relative ``url`` ("/path?query#fragment") whose path
+    urljoin leaves as it is, without parsing either; None when urljoin must decide (dot or empty
+    segments, an empty query or fragment, characters outside printable ASCII)."""
+    if not PLAIN_URL.match("http://x" + url):
+        return None
+    rest, hash_, fragment = url.partition("#")
+    path, q, query = rest.partition("?")
+    if (hash_ and not fragment) or (q and not query) or ";" in path:
+        return None
+    segments = path.split("/")
+    if any(seg in ("", ".", "..") for seg in segments[1:-1]) or segments[-1] in (".", ".."):
+        return None
+    origin = _ORIGINS.get(base, False)
+    if origin is False:
+        try:
+            parts = urlsplit(base)
+        except ValueError:
+            parts = None
+        origin = (f"{parts.scheme}://{parts.netloc}" if parts is not None and parts.scheme in ("http", "https")
+                  and parts.netloc and PLAIN_URL.match(base) else None)
+        if len(_ORIGINS) > 1024:
+            _ORIGINS.clear()
+        _ORIGINS[base] = origin
+    return None if origin is None else origin + url
 
 
 def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -> bool:

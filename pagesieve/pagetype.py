@@ -143,6 +143,14 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
     from pagesieve.filters.link_lists import _furniture
 
     furniture = _furniture(body)
+    link_chars: dict[HtmlElement, int] = {}  # a link inside items at several levels is measured once
+
+    def link_len(a: HtmlElement) -> int:
+        got = link_chars.get(a)
+        if got is None:
+            got = link_chars[a] = len(dom.text_of(a))
+        return got
+
     best = (0, 0, 0, None)
     for parent in body.iter():
         if (not isinstance(parent.tag, str) or parent.tag in _SKIP or len(parent) < MIN_POSTS
@@ -158,7 +166,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
             linked = priced = posts = 0
             for it in items:
                 text = dom.text_of(it)
-                link_text = sum(len(dom.text_of(a)) for a in it.iter("a"))
+                link_text = sum(link_len(a) for a in it.iter("a"))
                 if next(it.iter("a"), None) is not None and len(text) - link_text >= 1 and len(text) >= 10:
                     linked += 1
                 if _PRICE.search(text):

@@ -8,7 +8,8 @@ import pytest
 from pagesieve import dom
 from pagesieve.chain import FilterContext, RunState
 from pagesieve.document import parse
-from pagesieve.measure import TextMeasure
+from pagesieve.filters.link_lists import _link_stats
+from pagesieve.measure import TextMeasure, letters
 
 HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head><body>"
         "<div id=a> one <p>two <b>three</b> four</p><!-- no --> five<script>nope()</script> six</div>"
@@ -17,9 +18,11 @@ HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head>
 
 def check(state: RunState) -> None:
     m = state.measure()
+    walked = _link_stats(state.root)  # link_lists' own walk: links, link letters, letters
     for el in state.root.iter():
         if isinstance(el.tag, str):
             assert m.text_len(el) == dom.text_len(el), dom.path(el)
+            assert m.link_stats(el) == walked.get(el), dom.path(el)
 
 
 def mutate(page, ctx: FilterContext, rng: random.Random, steps: int) -> None:
@@ -28,7 +31,7 @@ def mutate(page, ctx: FilterContext, rng: random.Random, steps: int) -> None:
         if not els:
             return
         el = rng.choice(els)
-        kind = rng.randrange(5)
+        kind = rng.randrange(7)
         if kind == 0:
             ctx.remove(el, "test", explain=False)
         elif kind == 1:
@@ -37,6 +40,13 @@ def mutate(page, ctx: FilterContext, rng: random.Random, steps: int) -> None:
             ctx.insert(el, rng.randrange(len(el) + 1), dom.element("em", text="inserted words"))
         elif kind == 3:
             ctx.set_text(el, rng.choice([None, "", " a b ", "longer text here"]), tail=rng.random() < 0.5)
+        elif kind == 4:  # a link gains or loses its href (ignore drops javascript: hrefs)
+            a = rng.choice(list(page.root.iter("a")) or [el])
+            ctx.set_attr(a, "href", None if a.get("href") is not None else "https://example.org/")
+        elif kind == 5:
+            link = dom.element("a", {"href": "/x"}, text="a new link")
+            link.tail = " after the link "
+            ctx.insert(el, 0, link)
         else:
             new = dom.element("i", text="x")
             new.tail = " tail text "
@@ -62,6 +72,20 @@ def test_measure_stays_exact_through_context_changes(corpus, seed):
         check(state)
         ctx.rollback()  # undo drops the measurement; the next one is exact again
         check(state)
+
+
+def test_letters_counts_word_characters_but_the_underscore():
+    for text in ("", "a_b 12 !", "Grüße, 東京 — ok_", "\u00a0x\ty"):
+        assert letters(text) == sum(c.isalnum() for c in text), text
+
+
+def test_link_stats_of_a_small_page():
+    page = parse(b"<body><div><a href=/a>one two</a> three <a>four</a><noscript><a href=/b>x</a></noscript>"
+                 b"<template><a href=/c>y</a></template></div></body>")
+    m = TextMeasure(page.root)
+    div = page.root.find(".//div")
+    assert m.link_stats(div) == (1, 6, 15)
+    assert m.link_stats(div.find("noscript")) is None
 
 
 def test_checkpoint_edits_are_not_trusted():

@@ -53,9 +53,7 @@ WITH_URL = etree.XPath("//*[@src or @href or @srcset or @poster or self::object[
 BASE_HREF = etree.XPath("(//base[@href])[1]/@href")
 SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
 NEVER_REMOVED = frozenset({"html", "head", "body"})
-# An absolute http(s) URL of printable ASCII without "[", "]" or a backslash: urlsplit neither strips nor
-# rejects anything in it (no whitespace, controls, IPv6 brackets or non-ASCII host).
-_PLAIN_URL = re.compile(r"^https?://[\x21-\x5a\x5e-\x7e]*$", re.IGNORECASE)
+_PLAIN_URL = dom.PLAIN_URL
 # A URL scheme (RFC 3986 §3.1), as urlsplit reads it.
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 MEDIA = ("img", "picture", "video", "audio", "iframe", "object", "embed", "svg", "canvas")
@@ -299,37 +297,6 @@ class GenericRules:
         return out
 
 
-_ORIGINS: dict[str, str | None] = {}
-
-
-def _join_root_relative(base: str, url: str) -> str | None:
-    """``urljoin(base, url)`` for a root-relative ``url`` ("/path?query#fragment") whose path
-    urljoin leaves as it is, without parsing either; None when urljoin must decide (dot or empty
-    segments, an empty query or fragment, characters outside printable ASCII)."""
-    if not _PLAIN_URL.match("http://x" + url):
-        return None
-    rest, hash_, fragment = url.partition("#")
-    path, q, query = rest.partition("?")
-    if (hash_ and not fragment) or (q and not query) or ";" in path:
-        return None
-    segments = path.split("/")
-    if any(seg in ("", ".", "..") for seg in segments[1:-1]) or segments[-1] in (".", ".."):
-        return None
-    if base in _ORIGINS:
-        origin = _ORIGINS[base]
-    else:
-        try:
-            parts = urlsplit(base)
-        except ValueError:
-            parts = None
-        origin = (f"{parts.scheme}://{parts.netloc}" if parts is not None and parts.scheme in ("http", "https")
-                  and parts.netloc and _PLAIN_URL.match(base) else None)
-        if len(_ORIGINS) > 1024:
-            _ORIGINS.clear()
-        _ORIGINS[base] = origin
-    return None if origin is None else origin + url
-
-
 class AdsFilter(Filter):
     name = "ads"
     assigns = ("removed_links",)
@@ -468,7 +435,7 @@ class AdsFilter(Filter):
         if named and named.group(1).lower() not in ("http", "https"):
             return None  # javascript:, data:, mailto:, …
         if not named and base and url[0] == "/" and url[1:2] != "/":
-            joined = _join_root_relative(base, url)
+            joined = dom.join_root_relative(base, url)
             if joined is not None:
                 return joined
         try:

@@ -41,6 +41,27 @@ SCRIPT_ATTRIBUTES = etree.XPath(
     "//@*[starts-with(name(), 'on') or name() = 'srcdoc' "
     "or contains(translate(., 'SCRIPTDA', 'scriptda'), 'script:') or contains(translate(., 'DATA', 'data'), 'data:')]")
 #: URL schemes that run script when navigated to or loaded (after tab/newline removal, lowercased).
+#: translate(., 'SCRIPTDA', 'scriptda') of the XPath above.
+_SCRIPTDA = str.maketrans("SCRIPTDA", "scriptda")
+
+
+def script_attributes(root: HtmlElement) -> list[tuple[HtmlElement, str, str]]:
+    """(element, attribute name, value) of the attributes :data:`SCRIPT_ATTRIBUTES` selects, in
+    document order: names starting with "on", ``srcdoc``, values holding "script:" or "data:"
+    (those letters in any case). One walk in Python: the XPath evaluates its string functions on
+    every attribute of the page, ~4x slower."""
+    out = []
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for name, value in el.items():
+            if (name.startswith("on") or name == "srcdoc"
+                    or ((":" in value) and ("t:" in value or "a:" in value or "T:" in value or "A:" in value)
+                        and ("script:" in (low := value.translate(_SCRIPTDA)) or "data:" in low))):
+                out.append((el, name, value))
+    return out
+
+
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:")
 #: data: documents a browser may run script in (as a frame, object or navigation; images never do).
 SCRIPT_DATA_TYPES = ("data:text/html", "data:application/xhtml", "data:text/xml", "data:application/xml",
@@ -187,13 +208,10 @@ class IgnoreFilter(Filter):
             if (target.startswith("on") or target.endswith("href")) and ctx.remove(
                     node, "SVG animation of a handler or link is ignored with scripts", explain=False):
                 counts["script animation"] = counts.get("script animation", 0) + 1
-        for attr in SCRIPT_ATTRIBUTES(root):
-            node, name = attr.getparent(), attr.attrname
-            if node is None or not isinstance(node.tag, str):
-                continue
+        for node, name, value in script_attributes(root):
             if name.startswith("on") or name == "srcdoc":
                 kind = "event handler" if name.startswith("on") else "srcdoc"
-            elif _runs_script(str(attr), anywhere=name in ("values", "to", "from", "by", "content"),
+            elif _runs_script(value, anywhere=name in ("values", "to", "from", "by", "content"),
                               image=node.tag == "img" and name in ("src", "srcset")):
                 kind = "script URL"
             else:

@@ -33,13 +33,13 @@ from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.filters.base import Filter
+from pagesieve.measure import chars
 from pagesieve.settings import setting
 
 _NTL, _LINK_CHARS, _LA, _NODES = range(4)
 
 
-def _chars(text: str | None) -> int:
-    return len(text) - sum(1 for ch in text if ch.isspace()) if text else 0
+_chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,11 @@ from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.filters.base import Filter
+from pagesieve.measure import UNCOUNTED as _UNCOUNTED
+from pagesieve.measure import letters
 from pagesieve.settings import setting
 
-_LETTERS = re.compile(r"[^\W_]", re.UNICODE)
 _CELL_TAGS = frozenset({"td", "th"})
-_UNCOUNTED = frozenset({"script", "style", "template", "noscript"})
 _FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
 _FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
 #: Class/id words of page furniture: blocks so named never count as main content here.
@@ -130,7 +130,8 @@ class LinkListFilter(Filter):
     def apply(self, page, ctx) -> None:
         s = self.settings
         body = dom.body_of(page.root)
-        stats = _link_stats(body)
+        measure = ctx.state.measure()  # the page's shared measurement, kept current by the chain
+        stats = measure.links if measure is not None else _link_stats(body)
         article = ctx.article
         if article is None:
             article = _semantic_main(page.root)
@@ -271,12 +272,13 @@ def _furniture(body: HtmlElement) -> set[HtmlElement]:
     return out
 
 
-def _letters(text: str | None) -> int:
-    return len(_LETTERS.findall(text)) if text else 0
+_letters = letters
 
 
 def _link_stats(top: HtmlElement) -> dict[HtmlElement, tuple[int, int, int]]:
-    """Per element under ``top``: (links with href, letters inside links, all letters), in one pass.
+    """Per element under ``top``: (links with href, letters inside links, all letters), in one pass
+    (what the page's shared measurement, :attr:`pagesieve.measure.TextMeasure.links`, holds and
+    keeps current; this walk is for a tree that is not measured).
 
     Children come before parents in reversed document order, so each element adds up its
     children's totals; a child's tail text belongs to the parent."""

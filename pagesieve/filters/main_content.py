@@ -72,6 +72,7 @@ import copy
 from pagesieve import dom
 from pagesieve.filters.article import HEADLINE_CLASS, page_headline, same_words
 from pagesieve.filters.base import Filter
+from pagesieve.measure import chars
 from pagesieve.pagetype import detect
 from pagesieve.settings import setting
 
@@ -128,8 +129,7 @@ CLEAN_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "header", "
 _PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
 
 
-def _chars(text: str | None) -> int:
-    return len("".join(text.split())) if text else 0
+_chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
 
 
 def _names(el: HtmlElement) -> str:
@@ -238,13 +238,14 @@ class MainContentFilter(Filter):
         st: dict[HtmlElement, list] = {}
         for el in reversed(order):
             link = in_link[el]
-            own = [el.text] + [c.tail for c in el]
             chars = 0
             commas = 0
-            for t in own:
-                if t:
-                    chars += _chars(t)
-                    commas += t.count(",") if t.isascii() else len(COMMAS.findall(t))
+            for t in (el.text, *[c.tail for c in el]):
+                if t and (words := t.split()):  # whitespace-only text (between tags) counts nothing
+                    joined = "".join(words)
+                    chars += len(joined)
+                    if "," in joined or not joined.isascii():
+                        commas += joined.count(",") if joined.isascii() else len(COMMAS.findall(joined))
             s = [chars, chars, chars if link else 0, commas, False, commas, chars if link else 0]
             for c in el:
                 cs = st.get(c)

@@ -40,6 +40,21 @@ def link_key(href: str, base: str | None) -> str:
     href = href.strip()
     if href.startswith("#"):
         return href
+    if base and href[:1] == "/" and href[1:2] != "/":
+        href = dom.join_root_relative(base, href) or href
+    if dom.PLAIN_URL.match(href):
+        # What urljoin + urlsplit + urlunsplit make of it, without them: an absolute http(s) URL is
+        # its own join; its netloc ends at the first of / ? #, the fragment starts at #, the query at ?.
+        scheme, _, rest = href.partition("://")
+        cut = len(rest)
+        for sep in "/?#":
+            i = rest.find(sep, 0, cut)
+            if i >= 0:
+                cut = i
+        netloc, rest = rest[:cut], rest[cut:].partition("#")[0]
+        path, _, query = rest.partition("?")
+        if netloc and ";" not in path:  # a ; in the path: urlparse's params, urljoin decides
+            return f"{scheme.lower()}://{netloc.lower()}{path.rstrip('/') or '/'}" + (f"?{query}" if query else "")
     try:
         parts = urlsplit(urljoin(base, href) if base else href)
     except ValueError:
@@ -76,7 +91,15 @@ class RemovedLinksFilter(Filter):
         if not removed:
             return
         base = page.url
-        present = ({link_key(a.get("href") or "", base) for a in page.root.iter("a") if a.get("href") is not None}
+        keys: dict[str, str] = {}  # href -> link_key(href, base): pages repeat their links
+
+        def key_of(href: str) -> str:
+            got = keys.get(href)
+            if got is None:
+                got = keys[href] = link_key(href, base)
+            return got
+
+        present = ({key_of(a.get("href") or "") for a in page.root.iter("a") if a.get("href") is not None}
                    if s.skip_present else set())
         texts: dict[str, str] = {}  # address -> its first text with a word in it, in page order
         order: list[tuple[str, str]] = []
@@ -85,7 +108,7 @@ class RemovedLinksFilter(Filter):
             if not dom.is_safe_url(href):
                 unsafe += 1
                 continue
-            key = link_key(href, base)
+            key = key_of(href)
             if key in present or (not s.same_page and href.startswith("#")):
                 continue
             if key not in texts:

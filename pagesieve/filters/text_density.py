@@ -37,13 +37,13 @@ from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.filters.base import Filter
+from pagesieve.measure import chars
 from pagesieve.settings import setting
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math"})
 
 
-def _chars(text: str) -> int:
-    return len(text) - sum(1 for ch in text if ch.isspace())
+_chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
 
 
 @dataclass(frozen=True)

@@ -285,6 +285,8 @@ class Declutter:
         self._specs: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
         self._param = ""
         self._header = ""
+        self._starting: asyncio.Task | None = None  # the first pool starting (see _start_pool)
+        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def configure(self, updated: set[str]) -> None:
@@ -309,11 +311,34 @@ class Declutter:
                 self.pool.watch()
 
     async def running(self) -> None:
-        if self.pool is None and self._executor is None:
-            self.pool = self._new_pool()
-            took = await self.pool.ready(WARM_UP_LIMIT_SECONDS)
-            self.pool.watch()
-            log.info("%d worker processes ready in %.1f s", self.pool.workers, took)
+        if self.pool is None and self._executor is None and self._starting is None:
+            self._starting = asyncio.get_running_loop().create_task(self._start_pool())
+            await asyncio.wait([self._starting])
+            self._starting.result()  # a pool that could not start: raised here, as before (mitmproxy logs it)
+
+    async def _start_pool(self) -> None:
+        """Start the worker pool without blocking the event loop: starting a worker waits for the
+        forkserver's preload (lists, model) to finish, so that runs in a thread; meanwhile the
+        proxy answers (health checks, its settings page), and a page waits for the workers
+        (:meth:`_run`) instead of going out unfiltered."""
+        t0 = time.perf_counter()
+        pool = await asyncio.to_thread(self._new_pool_unless_closed)
+        if pool is None:
+            return
+        await pool.ready(WARM_UP_LIMIT_SECONDS)
+        if self._closed:  # the proxy stopped while the workers warmed up
+            pool.shutdown()
+            return
+        self.pool = pool
+        pool.watch()
+        log.info("%d worker processes ready in %.1f s", pool.workers, time.perf_counter() - t0)
+
+    def _new_pool_unless_closed(self) -> WorkerPool | None:
+        pool = self._new_pool()
+        if self._closed:
+            pool.shutdown()
+            return None
+        return pool
 
     def _new_pool(self) -> WorkerPool:
         cfg = self.source.cfg
@@ -327,6 +352,7 @@ class Declutter:
         return WorkerPool(self.source.settings.workers, spec, state_path, key)
 
     def done(self) -> None:
+        self._closed = True
         if self.pool is not None:
             self.pool.shutdown()
             self.pool = None
@@ -442,6 +468,8 @@ class Declutter:
 
     async def _run(self, job: Job) -> Outcome:
         s = self.source.settings
+        if self.pool is None and self._starting is not None and not self._starting.done():
+            await asyncio.wait([self._starting], timeout=WARM_UP_LIMIT_SECONDS)  # start-up: wait, not unfiltered
         if self.pool is not None:
             outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000)
             if outcome.reason == "need-spec":  # this worker has not seen the spec yet

@@ -87,6 +87,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         "  Stop: Ctrl-C.",
     ]
     print("\n".join(lines), flush=True)
+    # Start the workers' forkserver now: it loads the block lists and the model while this process
+    # imports and starts mitmproxy (the addon's own start is then a no-op; see proxy_addons.warm).
+    from pagesieve.proxy_addons import warm
+
+    warm.start(cfg.resolve(args.preset or None))
     return asyncio.run(_serve(cfg, args.preset or "", host, port, str(confdir), args.mitm_options))
 
 
