@@ -144,8 +144,9 @@ def join_root_relative(base: str, url: str) -> str | None:
     segments = path.split("/")
     if any(seg in ("", ".", "..") for seg in segments[1:-1]) or segments[-1] in (".", ".."):
         return None
-    origin = _ORIGINS.get(base, False)
-    if origin is False:
+    if base in _ORIGINS:
+        origin = _ORIGINS[base]
+    else:
         try:
             parts = urlsplit(base)
         except ValueError:
