@@ -69,7 +69,9 @@ def test_start_up_does_not_block_the_loop_and_an_early_page_waits():
 
     outcome, ticks = asyncio.run(scenario())
     assert outcome.reason is None and outcome.body == b"filtered"  # waited, then filtered
-    assert ticks >= 10  # the loop kept running while the pool started (0.5 s in a thread)
+    # The loop kept running while the pool started (0.5 s in a thread): 25 ticks on an idle machine,
+    # 8 seen under load; a blocked loop gets about 3 (before the start and once after it).
+    assert ticks >= 5
     assert d.pool.thread is not threading.main_thread()
 
 
