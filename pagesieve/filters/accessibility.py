@@ -103,6 +103,7 @@ body (undoable as a whole); each one is recorded with ``ctx.note`` and removals 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -119,6 +120,11 @@ MAIN_ID = "pagesieve-main"
 #: resize-text criterion asks for 200 %); such a limit is dropped.
 MIN_MAX_SCALE = 5.0
 SKIP_CLASS = "pagesieve-skip"
+#: The empty element after <main> that owns (aria-owns) the blocks before it (content_first).
+LATER_CLASS = "pagesieve-read-later"
+#: Parents that may not hold an extra <div> (content models of lists, tables, selects, headings' phrasing).
+NO_EXTRA_CHILD = frozenset("ul ol dl menu table thead tbody tfoot tr select optgroup datalist colgroup p a span "
+                           "button label summary hgroup".split())
 #: Visually hidden until focused (the WebAIM "skip navigation links" pattern).
 SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}}"
               f".{SKIP_CLASS}:focus{{position:static;left:auto;width:auto;height:auto;overflow:visible}}")
@@ -271,6 +277,16 @@ class AccessibilitySettings:
                                    "(WCAG 1.3.1, 2.4.6).", group="accessibility", scope="user")
     title_heading: bool = setting(True, "When the page has no heading to promote, add the title as the <h1> "
                                         "at the start of <main>.", group="accessibility", scope="user")
+    headline_in_main: bool = setting(True, "When the page's one <h1> comes shortly before <main> (a headline above "
+                                           "the article text), <main> starts at the headline: the skip link lands on "
+                                           "it (WCAG 2.4.1, 1.3.1).", group="accessibility", scope="user")
+    headline_gap_chars: int = setting(600, "The <h1> joins <main> when at most this many characters of text come "
+                                           "between them (a byline, a date, share buttons, a caption).",
+                                      minimum=0, group="advanced", scope="user")
+    content_first: bool = setting(True, "Screen readers read <main> first: the blocks before it (site header, "
+                                        "what the filters left of the navigation) are read after it (aria-owns "
+                                        "on an empty element after <main>); the look and the tab order stay "
+                                        "(WCAG 1.3.2, 2.4.3).", group="accessibility", scope="user")
     skip_link: bool = setting(True, "Put a \"Skip to main content\" link first in the body and reset positive "
                                     "tabindex values (WCAG 2.4.1, 2.4.3).", group="accessibility", scope="user")
     skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility", scope="user")
@@ -339,8 +355,12 @@ class AccessibilityFilter(Filter):
         main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
         if s.headings:
             self._headings(body, main, page, ctx)
+        if s.headline_in_main and main is not None:
+            main = self._headline_into_main(body, main, ctx)
         if s.skip_link and main is not None:
             self._skip_link(body, main, ctx)
+        if s.content_first and main is not None:
+            self._content_first(body, main, nav, ctx)
         if s.removed_links_nav and nav is not None:
             self._nav(body, main, nav, ctx)
         css = ((SKIP_STYLE if s.skip_link and s.skip_link_on_focus and main is not None else "")
@@ -825,6 +845,89 @@ class AccessibilityFilter(Filter):
                          measured={"level": level}, threshold={"level": new})
                 h.tag = f"h{new}"
 
+    def _headline_into_main(self, body: HtmlElement, main: HtmlElement, ctx) -> HtmlElement:
+        """<main> extended back to the page's one <h1> when that comes shortly before it (module doc)."""
+        h1 = next(body.iter("h1"), None)
+        if h1 is None or _inside(h1, main) or _inside(main, h1) or not _precedes(h1, main):
+            return main
+        gap = _text_between(h1, main)
+        limit = self.settings.headline_gap_chars
+        if gap > limit:
+            ctx.note("main", h1, "the <h1> is far before <main>: left where it is",
+                     measured={"chars_between": gap}, threshold={"headline_gap_chars": limit})
+            return main
+        top = next(a for a in main.iterancestors() if _inside(h1, a))  # the lowest common ancestor
+        first = next(x for x in (h1, *h1.iterancestors()) if x.getparent() is top)
+        last = next(x for x in (main, *main.iterancestors()) if x.getparent() is top)
+        if last is main:  # main is a child there: the blocks from the headline on move into it
+            moved = []
+            node = first
+            while node is not main:
+                moved.append(node)
+                node = node.getnext()
+            text, main.text = main.text, None
+            for i, n in enumerate(moved):
+                main.insert(i, n)  # with its tail
+            moved[-1].tail = (moved[-1].tail or "") + (text or "")
+        else:  # main is deeper: it becomes a plain block, a new <main> wraps the range
+            old = main
+            old.tag = "div"
+            main = dom.element("main")
+            for name in ("id", "tabindex"):
+                if old.get(name) is not None:
+                    main.set(name, old.attrib.pop(name))
+            first.addprevious(main)
+            main.tail, last.tail = last.tail, None
+            node, moved = first, []
+            while node is not None:
+                moved.append(node)
+                if node is last:
+                    break
+                node = node.getnext()
+            for n in moved:
+                main.append(n)
+        ctx.note("main", main, "<main> starts at the page's <h1> just before it: the skip link lands on the "
+                 "headline (WCAG 2.4.1)", measured={"chars_between": gap, "blocks": len(moved)},
+                 threshold={"headline_gap_chars": limit})
+        return main
+
+    def _content_first(self, body: HtmlElement, main: HtmlElement, nav: HtmlElement | None, ctx) -> None:
+        """A screen reader reads the headline first, then the content, then the rest (module doc): what
+        comes before <main> (the preceding siblings of it and of its ancestors) is owned (aria-owns) by
+        an empty element right after <main>; what comes before the page's <h1> inside <main>
+        (breadcrumbs, a category, a lead image) by one right after the <h1>. The DOM, the look and the
+        tab order stay; only the accessibility tree's order (what a screen reader reads) changes."""
+        ids = Counter(body.getroottree().xpath("//@id"))
+        h1 = next(main.iter("h1"), None)
+        if h1 is not None and h1.getparent() is not None and h1.getparent().tag not in NO_EXTRA_CHILD:
+            self._read_after(h1, main, nav, ids, body, ctx, "the blocks before the <h1> in <main> are read after "
+                             "it (aria-owns): the headline comes first (WCAG 1.3.2)")
+        self._read_after(main, body, nav, ids, body, ctx, "the blocks before <main> are read after it "
+                         "(aria-owns): a screen reader starts with the skip link and the content (WCAG 1.3.2)")
+
+    @staticmethod
+    def _read_after(anchor: HtmlElement, top: HtmlElement, nav, ids: Counter, body: HtmlElement, ctx,
+                    reason: str) -> None:
+        before: list[HtmlElement] = []
+        for node in (anchor, *anchor.iterancestors()):
+            if node is top:
+                break
+            before[:0] = reversed([s for s in node.itersiblings(preceding=True) if _spoken(s) and s is not nav])
+        owned = []
+        for el in before:
+            if not el.get("id"):
+                el.set("id", _free_id(body, "pagesieve-before"))
+                ids[el.get("id")] += 1
+            if ids[el.get("id")] == 1:  # an id used twice would name another element
+                owned.append(el.get("id"))
+        if not owned:
+            return
+        later = dom.element("div", {"class": LATER_CLASS, "aria-owns": " ".join(owned)})
+        later.tail, anchor.tail = anchor.tail, None
+        anchor.addnext(later)
+        ctx.note("reading order", later, reason,
+                 measured={"blocks": len(owned), "first": [dom.describe(e) for e in before[:3]]})
+
     def _skip_link(self, body: HtmlElement, main: HtmlElement, ctx) -> None:
         s = self.settings
         target = main.get("id") or MAIN_ID
@@ -983,6 +1086,39 @@ def _free_id(body: HtmlElement, stem: str) -> str:
     while f"{stem}-{n}" in used:
         n += 1
     return f"{stem}-{n}"
+
+
+def _text_between(a: HtmlElement, b: HtmlElement) -> int:
+    """Characters of text (whitespace collapsed) after the end of ``a`` and before the start of ``b``
+    (``a`` precedes ``b``; script and style text does not count)."""
+    n, counting = 0, False
+    for event, el in etree.iterwalk(a.getroottree().getroot(), events=("start", "end")):
+        if el is b and event == "start":
+            break
+        if not isinstance(el.tag, str):
+            if counting and event == "end":
+                n += len(_WS.sub(" ", el.tail or "").strip())
+            continue
+        if event == "start":
+            if counting and el.tag not in ("script", "style", "template"):
+                n += len(_WS.sub(" ", el.text or "").strip())
+        else:
+            if el is a:
+                counting = True
+            if counting:
+                n += len(_WS.sub(" ", el.tail or "").strip())
+    return n
+
+
+def _spoken(el: HtmlElement) -> bool:
+    """Whether a block says anything to a screen reader (text, an image, a control, a frame)."""
+    if not isinstance(el.tag, str) or el.tag in ("script", "style", "template", "noscript", "link", "meta"):
+        return False
+    if el.tag == "a" and el.get("class") == SKIP_CLASS:
+        return False
+    return bool(dom.text_len(el) or el.xpath("descendant-or-self::*[self::img or self::input or self::select or "
+                                            "self::textarea or self::button or self::iframe or self::svg or "
+                                            "self::video or self::audio or self::object or self::embed]"))
 
 
 def _single_main(body: HtmlElement) -> HtmlElement | None:

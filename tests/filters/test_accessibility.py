@@ -10,7 +10,7 @@ from pagesieve import dom, settings as S
 from pagesieve.document import parse, serialize
 from pagesieve.errors import ConfigError
 from pagesieve.filters import FILTERS
-from pagesieve.filters.accessibility import FOCUSABLE, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
+from pagesieve.filters.accessibility import FOCUSABLE, LATER_CLASS, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
 from pagesieve.output import OutputSettings, render
 from tests.conftest import REPO, run_filter, run_filters
 from tests.filters.test_article import para
@@ -132,12 +132,46 @@ def test_article_cell_or_item_keeps_its_table_or_list(html, container):
     (main,) = mains(page)
     art = by_id(page, "art")
     assert art.tag == container and main.getparent() is art
-    assert [c.tag for c in art] == ["main"] and main.find("p") is not None
+    # beside <main>, at most the empty element that reads the cell before it after it (content_first)
+    assert [c.tag for c in art if c.get("class") != LATER_CLASS] == ["main"] and main.find("p") is not None
     parent = art.getparent().tag
     assert parent == ("tr" if container == "td" else "ul")
     # after a parse, as a browser would: the <main> is still inside the cell or item
     again = parse(serialize(page))
     assert again.root.xpath("//main")[0].getparent().get("id") == "art"
+
+
+HEADED = ("<html><body><header id=site>The Daily <a href=/>Home</a></header><div class=story>"
+          "<div id=crumbs><a href=/news>News</a> &gt; <a href=/news/uk>UK</a></div>"
+          "<h1 id=hl>River rises in the night</h1><p id=by>By A. Writer, 3 May</p>"
+          f"<div id=art><p>{STORY}</p><p>{STORY}</p></div></div><footer id=f>(c)</footer></body></html>")
+
+
+def test_main_starts_at_the_headline_just_before_the_article():
+    page, state = with_article(HEADED)
+    (main,) = mains(page)
+    assert [c.get("id") or c.tag for c in main][:3] == ["hl", "by", "art"]
+    assert by_id(page, "crumbs").getparent() is not main  # before the headline: not the content
+    assert actions(state, "main")[-1]["measured"]["chars_between"] == len("By A. Writer, 3 May")
+    # the skip link lands on the headline; what came before it is read after <main>
+    body = dom.body_of(page.root)
+    assert body[0].get("href") == "#" + main.get("id") and main[0].tag == "h1"
+    later = main.getnext()
+    assert later.get("class") == LATER_CLASS and later.get("aria-owns").split() == ["site", "crumbs"]
+    assert actions(state, "reading order")
+
+
+def test_headline_far_before_the_article_stays_where_it_is():
+    page, state = with_article(HEADED, headline_gap_chars=5)
+    (main,) = mains(page)
+    assert by_id(page, "hl").getparent() is not main and by_id(page, "art").getparent() is main
+    assert actions(state, "main")[-1]["threshold"] == {"headline_gap_chars": 5}
+
+
+def test_content_first_off_leaves_the_reading_order():
+    page, state = with_article(HEADED, content_first=False)
+    assert not page.root.xpath(f"//*[@class='{LATER_CLASS}']") and not actions(state, "reading order")
+    assert not page.root.xpath("//*[starts-with(@id, 'pagesieve-before')]")
 
 
 def test_no_article_wraps_body_content_without_banners_and_footers():
@@ -147,7 +181,9 @@ def test_no_article_wraps_body_content_without_banners_and_footers():
     (main,) = mains(page)
     assert [c.get("id") or c.tag for c in main] == ["h1", "p"]  # the h2 became the h1
     assert [dom.describe(c) for c in dom.body_of(page.root)] == [
-        "a.pagesieve-skip", "header#h", "nav#n", "main#pagesieve-main", "aside#a", "footer#f"]
+        "a.pagesieve-skip", "header#h", "nav#n", "main#pagesieve-main", f"div.{LATER_CLASS}", "aside#a", "footer#f"]
+    # the banner and the navigation are read after the content (content_first), where they stay for the eye
+    assert dom.body_of(page.root)[4].get("aria-owns") == "h n"
     assert actions(state, "main")[0]["measured"] == {"blocks": 2, "left_before": 2, "left_after": 2}
 
 
@@ -490,12 +526,13 @@ REPAIRS = {
     "main_landmark": lambda p: len(mains(p)) == 1,
     "headings": lambda p: (by_id(p, "h").tag, by_id(p, "h5").tag) == ("h1", "h2"),
     "skip_link": lambda p: p.root.find(f".//a[@class='{SKIP_CLASS}']") is not None,
+    "content_first": lambda p: p.root.find(f".//div[@class='{LATER_CLASS}']") is not None,
     "link_underline": lambda p: LINK_STYLE in head_css(p),
 }
 
 
 #: Repairs that need another one: without <main> there is nothing to skip to.
-NEEDS = {"main_landmark": {"skip_link"}}
+NEEDS = {"main_landmark": {"skip_link", "content_first"}}
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRS))
@@ -511,7 +548,7 @@ def test_each_setting_off_leaves_its_repair_undone(name):
 def test_every_setting_is_in_the_table():
     flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
     assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav",
-                                    "reader_colors"}
+                                    "reader_colors", "headline_in_main"}  # headline_in_main: tests above
 
 
 # -- the page's own markup: lists, link names, form labels (issue 17) ----------------------------
