@@ -139,6 +139,9 @@ LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decorati
 READER_STYLE = (":root{color-scheme:light !important}html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
                 "background-color:#fff !important;text-shadow:none !important}"
                 "body a[href],body a[href] *{color:#1a4fa0 !important}")
+#: File names of spacer images (1x1 and transparent GIFs that old layouts use to hold space): decorative.
+SPACER_FILE = re.compile(r"(?:^|/)(?:spacer|blank|clear|clearpixel|pixel|transparent|trans|shim|spc|1x1|"
+                         r"(?:black|white|grey|gray|clear|trans)?dot|space|empty)[-_]?\d*\.(?:gif|png)$", re.I)
 REMOVED_LINKS_LABEL = "Links removed from this page"
 
 # BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
@@ -556,6 +559,10 @@ class AccessibilityFilter(Filter):
                 alt, source = "", "decorative by its role or aria-hidden"
             elif None not in size and max(size) <= s.decorative_max_px:
                 alt, source = "", "decorative spacer or tracking pixel"
+            elif any(n is not None and n <= s.decorative_max_px for n in size):
+                alt, source = "", "decorative rule or spacer (a few pixels high or wide shows no picture)"
+            elif SPACER_FILE.search(urlsplit(img.get("src") or "").path):
+                alt, source = "", "decorative spacer (by its file name)"
             else:
                 alt, source = _caption(img), "from the figure caption"
                 if not alt:
@@ -641,6 +648,11 @@ class AccessibilityFilter(Filter):
                                  "images)", measured={"link_text": text[:60]})
                 continue
             if _has_name(a) or _named_by_content(a) or (a.get("role") or "").strip().lower() in ("presentation", "none"):
+                for img in imgs:  # the link is named by its title or another image: this one adds nothing
+                    if img.get("alt") is None and not img.get("aria-label") and not img.get("aria-labelledby"):
+                        img.set("alt", "")
+                        ctx.note("alt", img, "image without alt in a link named otherwise: alt=\"\" (WAI "
+                                 "functional images)", measured={"link_name": _link_label(a)[:60]})
                 continue
             hidden = _hidden_alternatives(a)
             if hidden:
@@ -712,6 +724,17 @@ class AccessibilityFilter(Filter):
 
     @staticmethod
     def _aria_attrs(body: HtmlElement, ctx) -> None:
+        for el in body.iter("span", "div", "i"):
+            # A name on a plain <span>/<div> (no role) is not allowed (axe aria-prohibited-attr) and
+            # assistive technology may ignore it; one with no text and nothing focusable inside is an
+            # icon with a name: role=img says so (WAI-ARIA 1.2 §5.2.8.6, the img role).
+            if (el.get("role") or "").strip() or not ((el.get("aria-label") or "").strip() or el.get("aria-labelledby")):
+                continue
+            if dom.text_of(el) or FOCUSABLE(el) or (el.get("aria-hidden") or "").strip().lower() == "true":
+                continue
+            el.set("role", "img")
+            ctx.note("aria", el, "a labelled <%s> with no text is an icon: role=img (WCAG 4.1.2; axe "
+                     "aria-prohibited-attr)" % el.tag, measured={"label": (el.get("aria-label") or "")[:60]})
         for el in body.iter():
             if not isinstance(el.tag, str):
                 continue
@@ -974,6 +997,10 @@ class AccessibilityFilter(Filter):
                 nav.getparent().text = (nav.getparent().text or "") + (tail or "")
             body.append(nav)
             ctx.note("move", nav, "the removed-links list moved after the main content")
+
+
+def _link_label(a: HtmlElement) -> str:
+    return _WS.sub(" ", a.get("aria-label") or a.get("title") or " ".join(_hidden_alternatives(a))).strip()
 
 
 def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:

@@ -695,3 +695,31 @@ def test_text_output_from_the_command_line(tmp_path):
 def test_zoom_boundary(content, repaired):
     page, _ = with_article(f"<html><head><meta name=viewport content='{content}'></head><body><p>{STORY}</p></body></html>")
     assert page.root.find(".//meta[@name='viewport']").get("content") == (repaired or content)
+
+
+# -- images that stay in declutter: spacers, images in links named otherwise, labelled icons (issue 17) --
+@pytest.mark.parametrize("img, alt", [
+    ("<img id=i src=/images/spacer.gif width=507>", ""),           # a spacer by its file name
+    ("<img id=i src=/img/rule.png width=728 height=2>", ""),        # 2 px high: a rule, no picture
+    ("<img id=i src=/i/blank.gif width=8 height=30>", ""),
+    ("<img id=i src=/photos/39751.jpg height=235>", None),          # a photo: no alt made up
+    ("<img id=i src=/i/dotcom.gif width=80 height=30>", None),
+])
+def test_spacer_images_are_decorative(img, alt):
+    page, state = a11y(f"<html><body><p>{STORY}</p>{img}</body></html>")
+    assert by_id(page, "i").get("alt") == alt
+
+
+def test_image_in_a_link_named_by_its_title_gets_empty_alt():
+    page, state = a11y(f"<html><body><p>{STORY}</p><a href=/x title='Sixty4 Media'><img id=i src=logo.png></a>"
+                       "<a href=/y><img id=j src=a.png alt=Home><img id=k src=b.png></a></body></html>")
+    assert by_id(page, "i").get("alt") == "" and by_id(page, "k").get("alt") == ""
+    assert by_id(page, "j").get("alt") == "Home"
+
+
+def test_labelled_icon_span_becomes_an_image():
+    page, state = a11y(f"<html><body><p>{STORY}</p><a href=/s><span id=s aria-label='Share on facebook'>"
+                       "<i aria-hidden=true></i></span></a><div id=d aria-label=Comments><p>Some text</p></div>"
+                       "</body></html>")
+    assert by_id(page, "s").get("role") == "img"
+    assert by_id(page, "d").get("role") is None  # text of its own: left
