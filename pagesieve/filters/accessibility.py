@@ -39,7 +39,8 @@ Each part is a setting; in the order they run:
   ``<thead>``) or ``scope="row"`` (the first cell of a row of data cells).
 * ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
-  high: spacers and tracking pixels), else its figure's caption, else its ``title``. An image with
+  high: spacers and tracking pixels; at most that in one dimension: a rule line or spacer; a spacer's
+  file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption, else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
 * ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
   where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
@@ -50,7 +51,8 @@ Each part is a setting; in the order they run:
   ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
   destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
   in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
-  the link text already says it). ``<input type=image>`` without ``alt`` gets its ``value`` or
+  the link text already says it), and so does one in a link named otherwise (its ``title``, another
+  image's alt). ``<input type=image>`` without ``alt`` gets its ``value`` or
   ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
   ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
 * ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
@@ -59,7 +61,9 @@ Each part is a setting; in the order they run:
   "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
 * ``aria_attrs`` — WCAG 4.1.2 (axe ``aria-valid-attr``): ``aria-*`` attributes that WAI-ARIA does
   not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
-  ``aria-labeledby``) mean nothing to assistive technology and are dropped.
+  ``aria-labeledby``) mean nothing to assistive technology and are dropped. A ``<span>``/``<div>``/``<i>``
+  without a role that has an ``aria-label`` but no text and nothing focusable is a labelled icon
+  (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -77,12 +81,26 @@ Each part is a setting; in the order they run:
   none, the first highest heading in ``<main>`` is promoted, or — ``title_heading`` — the title is
   added as ``<h1>`` at the start of ``<main>``), then no skipped levels inside ``<main>``
   (renumbered keeping their relative order: h1, h3, h4, h3 → h1, h2, h3, h2).
+* ``headline_in_main`` — WCAG 2.4.1/1.3.1: when the page's one ``<h1>`` comes before ``<main>`` with at
+  most ``headline_gap_chars`` characters of text between them (a byline, a date, share buttons: the
+  article's own header), ``<main>`` is extended back to start at the ``<h1>`` (the blocks from it on
+  move in; when ``<main>`` sits deeper, a new ``<main>`` wraps the range and the old one becomes a
+  ``<div>``), so the skip link lands on the headline.
 * ``skip_link`` — WCAG 2.4.1 Bypass Blocks (axe ``bypass``, ``skip-link``): ``<a href="#…"
   class="pagesieve-skip">`` first in ``<body>``, pointing at ``<main>`` (which gets the id
   ``pagesieve-main`` unless it has one, and ``tabindex=-1`` so focus lands in it); positive
   ``tabindex`` values are reset to 0 so the skip link is also first in the tab order (WCAG 2.4.3,
   axe ``tabindex``). Shown only when focused (a small style in ``<head>``) when
   ``skip_link_on_focus``.
+* ``content_first`` — WCAG 1.3.2/2.4.3, what a screen reader reads first (issue 17: the skip link,
+  the headline, the content): the blocks before ``<main>`` (the preceding siblings of it and of its
+  ancestors: the site header, what the filters left of the navigation) get an ``id`` if they have
+  none and are owned (``aria-owns``) by an empty ``<div class=pagesieve-read-later>`` right after
+  ``<main>``; the blocks before the ``<h1>`` inside ``<main>`` (breadcrumbs, a category line) by one
+  right after the ``<h1>`` (not where a ``<div>`` may not go: lists, tables, phrasing content).
+  The DOM, the look and the tab order do not change; the accessibility tree, which screen readers
+  read from, does (Chromium and Firefox follow ``aria-owns``; a browser that does not reads the
+  page in its old order). Blocks whose ``id`` is used twice on the page are left in place.
 * ``removed_links_nav`` — the removed-links list (``removed_links`` filter) is a labelled
   ``<nav>`` after ``<main>``: found by its ``id``/``class``/label, labelled if it is not, moved to
   the end of the body if it is not after ``<main>``.

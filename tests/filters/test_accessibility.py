@@ -11,7 +11,7 @@ from pagesieve.document import parse, serialize
 from pagesieve.errors import ConfigError
 from pagesieve.filters import FILTERS
 from pagesieve.filters.accessibility import FOCUSABLE, LATER_CLASS, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
-from pagesieve.output import OutputSettings, render
+from pagesieve.output import OutputSettings, render, to_text
 from tests.conftest import REPO, run_filter, run_filters
 from tests.filters.test_article import para
 
@@ -723,3 +723,13 @@ def test_labelled_icon_span_becomes_an_image():
                        "</body></html>")
     assert by_id(page, "s").get("role") == "img"
     assert by_id(page, "d").get("role") is None  # text of its own: left
+
+
+def test_text_output_reads_in_the_same_order():
+    page, state = with_article(HEADED)
+    text = to_text(page.body, OutputSettings())
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    assert lines[0] == "River rises in the night" and lines[1].startswith("By A. Writer")
+    assert "The Daily Home" in lines and "News > UK" in lines  # read after, not lost
+    assert lines.index("The Daily Home") > lines.index("River rises in the night")
+    assert text.count("The Daily") == 1 and lines[-1] == "(c)"
