@@ -63,7 +63,8 @@ Each part is a setting; in the order they run:
   not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
   ``aria-labeledby``) mean nothing to assistive technology and are dropped. A ``<span>``/``<div>``/``<i>``
   without a role that has an ``aria-label`` but no text and nothing focusable is a labelled icon
-  (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``.
+  (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``; ``role=heading``
+  without ``aria-level`` (axe ``aria-required-attr``) gets WAI-ARIA's default level, 2, made explicit.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -753,6 +754,12 @@ class AccessibilityFilter(Filter):
             el.set("role", "img")
             ctx.note("aria", el, "a labelled <%s> with no text is an icon: role=img (WCAG 4.1.2; axe "
                      "aria-prohibited-attr)" % el.tag, measured={"label": (el.get("aria-label") or "")[:60]})
+        for el in body.xpath(".//*[@role='heading' and not(@aria-level)]"):
+            # A heading role needs its level (axe aria-required-attr); WAI-ARIA's default is 2, what
+            # browsers assume: saying it changes nothing for a reader that knows the default.
+            el.set("aria-level", "2")
+            ctx.note("aria", el, "role=heading without aria-level: the default level 2 made explicit (WCAG 4.1.2; "
+                     "axe aria-required-attr)")
         for el in body.iter():
             if not isinstance(el.tag, str):
                 continue

@@ -733,3 +733,8 @@ def test_text_output_reads_in_the_same_order():
     assert "The Daily Home" in lines and "News > UK" in lines  # read after, not lost
     assert lines.index("The Daily Home") > lines.index("River rises in the night")
     assert text.count("The Daily") == 1 and lines[-1] == "(c)"
+
+
+def test_heading_role_gets_the_default_level():
+    page, state = a11y(f"<html><body><div id=h role=heading>News</div><p>{STORY}</p></body></html>")
+    assert by_id(page, "h").get("aria-level") == "2"
