@@ -24,6 +24,8 @@ _PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "
                         "form", "fieldset", "hr", "address", "details"})
 # The accessibility filter's skip link: a keyboard aid in HTML, not text to be read out.
 _SKIP_LINK_CLASS = "pagesieve-skip"
+#: The accessibility step's read-later element (content_first): it owns the blocks read after <main> or the <h1>.
+_READ_LATER_CLASS = "pagesieve-read-later"
 _PRE_NL, _PRE_SP = "\ue000", "\ue001"  # private-use stand-ins that survive whitespace collapsing
 _LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption", "option"}
 
@@ -83,24 +85,52 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
     return text
 
 
+def _read_later(root: HtmlElement) -> dict[HtmlElement, list[HtmlElement]]:
+    """The accessibility step's reading order (its ``content_first``): each empty
+    ``<div class=pagesieve-read-later aria-owns="…">`` and the elements it owns, read in its place."""
+    owners = [el for el in root.iter("div") if el.get("class") == _READ_LATER_CLASS and el.get("aria-owns")]
+    if not owners:
+        return {}
+    by_id: dict[str, HtmlElement] = {}
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.get("id"):
+            by_id.setdefault(el.get("id"), el)
+    return {o: [by_id[i] for i in o.get("aria-owns").split() if i in by_id] for o in owners}
+
+
 def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
-    """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep)."""
-    stack: list[tuple[HtmlElement, bool]] = [(root, False)]
+    """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep), in
+    the order a screen reader reads: blocks owned by a read-later element come in its place."""
+    later = _read_later(root)
+    moved = {el for els in later.values() for el in els}
+    # (node, closing, owned): an owned node read in its owner's place keeps its tail where it was
+    stack: list[tuple[HtmlElement, bool, bool]] = [(root, False, False)]
     while stack:
-        node, closing = stack.pop()
+        node, closing, owned = stack.pop()
+        tail = node is not root and not owned and node.tail
         if closing:  # after the children: the closing break, then the element's tail
             tag = node.tag
             if tag in _PARAGRAPH:
                 out.append(2)
             elif tag in _LINE:
                 out.append(1)
-            if node is not root and node.tail:
+            if tail:
                 out.append(node.tail.replace("\n", " "))
+            continue
+        if node in moved and not owned:  # read later, where its owner is
+            if tail:
+                out.append(node.tail.replace("\n", " "))
+            continue
+        if node in later:
+            out.append(2)
+            if tail:
+                stack.append((node, True, False))
+            stack.extend((el, False, True) for el in reversed(later[node]))
             continue
         tag = node.tag if isinstance(node.tag, str) else None
         if tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS:
             # comments, processing instructions, non-text elements: only their tail is text
-            if node is not root and node.tail:
+            if tail:
                 out.append(node.tail.replace("\n", " "))
             continue
         if tag in ("img", "br", "pre"):
@@ -114,7 +144,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
                 out.append(2)
                 out.append(node.text_content().replace("\n", _PRE_NL).replace(" ", _PRE_SP))
                 out.append(2)
-            if node is not root and node.tail:
+            if tail:
                 out.append(node.tail.replace("\n", " "))
             continue
         if tag in _PARAGRAPH:
@@ -127,5 +157,5 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             out.append(" ")
         if node.text:
             out.append(node.text.replace("\n", " "))
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(node))
+        stack.append((node, True, owned))
+        stack.extend((child, False, False) for child in reversed(node))

@@ -39,7 +39,8 @@ Each part is a setting; in the order they run:
   ``<thead>``) or ``scope="row"`` (the first cell of a row of data cells).
 * ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
-  high: spacers and tracking pixels), else its figure's caption, else its ``title``. An image with
+  high: spacers and tracking pixels; at most that in one dimension: a rule line or spacer; a spacer's
+  file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption, else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
 * ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
   where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
@@ -50,7 +51,8 @@ Each part is a setting; in the order they run:
   ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
   destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
   in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
-  the link text already says it). ``<input type=image>`` without ``alt`` gets its ``value`` or
+  the link text already says it), and so does one in a link named otherwise (its ``title``, another
+  image's alt). ``<input type=image>`` without ``alt`` gets its ``value`` or
   ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
   ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
 * ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
@@ -59,7 +61,10 @@ Each part is a setting; in the order they run:
   "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
 * ``aria_attrs`` — WCAG 4.1.2 (axe ``aria-valid-attr``): ``aria-*`` attributes that WAI-ARIA does
   not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
-  ``aria-labeledby``) mean nothing to assistive technology and are dropped.
+  ``aria-labeledby``) mean nothing to assistive technology and are dropped. A ``<span>``/``<div>``/``<i>``
+  without a role that has an ``aria-label`` but no text and nothing focusable is a labelled icon
+  (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``; ``role=heading``
+  without ``aria-level`` (axe ``aria-required-attr``) gets WAI-ARIA's default level, 2, made explicit.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -77,12 +82,26 @@ Each part is a setting; in the order they run:
   none, the first highest heading in ``<main>`` is promoted, or — ``title_heading`` — the title is
   added as ``<h1>`` at the start of ``<main>``), then no skipped levels inside ``<main>``
   (renumbered keeping their relative order: h1, h3, h4, h3 → h1, h2, h3, h2).
+* ``headline_in_main`` — WCAG 2.4.1/1.3.1: when the page's one ``<h1>`` comes before ``<main>`` with at
+  most ``headline_gap_chars`` characters of text between them (a byline, a date, share buttons: the
+  article's own header), ``<main>`` is extended back to start at the ``<h1>`` (the blocks from it on
+  move in; when ``<main>`` sits deeper, a new ``<main>`` wraps the range and the old one becomes a
+  ``<div>``), so the skip link lands on the headline.
 * ``skip_link`` — WCAG 2.4.1 Bypass Blocks (axe ``bypass``, ``skip-link``): ``<a href="#…"
   class="pagesieve-skip">`` first in ``<body>``, pointing at ``<main>`` (which gets the id
   ``pagesieve-main`` unless it has one, and ``tabindex=-1`` so focus lands in it); positive
   ``tabindex`` values are reset to 0 so the skip link is also first in the tab order (WCAG 2.4.3,
   axe ``tabindex``). Shown only when focused (a small style in ``<head>``) when
   ``skip_link_on_focus``.
+* ``content_first`` — WCAG 1.3.2/2.4.3, what a screen reader reads first (issue 17: the skip link,
+  the headline, the content): the blocks before ``<main>`` (the preceding siblings of it and of its
+  ancestors: the site header, what the filters left of the navigation) get an ``id`` if they have
+  none and are owned (``aria-owns``) by an empty ``<div class=pagesieve-read-later>`` right after
+  ``<main>``; the blocks before the ``<h1>`` inside ``<main>`` (breadcrumbs, a category line) by one
+  right after the ``<h1>`` (not where a ``<div>`` may not go: lists, tables, phrasing content).
+  The DOM, the look and the tab order do not change; the accessibility tree, which screen readers
+  read from, does (Chromium and Firefox follow ``aria-owns``; a browser that does not reads the
+  page in its old order). Blocks whose ``id`` is used twice on the page are left in place.
 * ``removed_links_nav`` — the removed-links list (``removed_links`` filter) is a labelled
   ``<nav>`` after ``<main>``: found by its ``id``/``class``/label, labelled if it is not, moved to
   the end of the body if it is not after ``<main>``.
@@ -103,6 +122,7 @@ body (undoable as a whole); each one is recorded with ``ctx.note`` and removals 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -119,6 +139,11 @@ MAIN_ID = "pagesieve-main"
 #: resize-text criterion asks for 200 %); such a limit is dropped.
 MIN_MAX_SCALE = 5.0
 SKIP_CLASS = "pagesieve-skip"
+#: The empty element after <main> that owns (aria-owns) the blocks before it (content_first).
+LATER_CLASS = "pagesieve-read-later"
+#: Parents that may not hold an extra <div> (content models of lists, tables, selects, headings' phrasing).
+NO_EXTRA_CHILD = frozenset("ul ol dl menu table thead tbody tfoot tr select optgroup datalist colgroup p a span "
+                           "button label summary hgroup".split())
 #: Visually hidden until focused (the WebAIM "skip navigation links" pattern).
 SKIP_STYLE = (f".{SKIP_CLASS}{{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}}"
               f".{SKIP_CLASS}:focus{{position:static;left:auto;width:auto;height:auto;overflow:visible}}")
@@ -133,6 +158,9 @@ LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decorati
 READER_STYLE = (":root{color-scheme:light !important}html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
                 "background-color:#fff !important;text-shadow:none !important}"
                 "body a[href],body a[href] *{color:#1a4fa0 !important}")
+#: File names of spacer images (1x1 and transparent GIFs that old layouts use to hold space): decorative.
+SPACER_FILE = re.compile(r"(?:^|/)(?:spacer|blank|clear|clearpixel|pixel|transparent|trans|shim|spc|1x1|"
+                         r"(?:black|white|grey|gray|clear|trans)?dot|space|empty)[-_]?\d*\.(?:gif|png)$", re.I)
 REMOVED_LINKS_LABEL = "Links removed from this page"
 
 # BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
@@ -271,6 +299,16 @@ class AccessibilitySettings:
                                    "(WCAG 1.3.1, 2.4.6).", group="accessibility", scope="user")
     title_heading: bool = setting(True, "When the page has no heading to promote, add the title as the <h1> "
                                         "at the start of <main>.", group="accessibility", scope="user")
+    headline_in_main: bool = setting(True, "When the page's one <h1> comes shortly before <main> (a headline above "
+                                           "the article text), <main> starts at the headline: the skip link lands on "
+                                           "it (WCAG 2.4.1, 1.3.1).", group="accessibility", scope="user")
+    headline_gap_chars: int = setting(600, "The <h1> joins <main> when at most this many characters of text come "
+                                           "between them (a byline, a date, share buttons, a caption).",
+                                      minimum=0, group="advanced", scope="user")
+    content_first: bool = setting(True, "Screen readers read <main> first: the blocks before it (site header, "
+                                        "what the filters left of the navigation) are read after it (aria-owns "
+                                        "on an empty element after <main>); the look and the tab order stay "
+                                        "(WCAG 1.3.2, 2.4.3).", group="accessibility", scope="user")
     skip_link: bool = setting(True, "Put a \"Skip to main content\" link first in the body and reset positive "
                                     "tabindex values (WCAG 2.4.1, 2.4.3).", group="accessibility", scope="user")
     skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility", scope="user")
@@ -343,8 +381,12 @@ class AccessibilityFilter(Filter):
         main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
         if s.headings:
             self._headings(body, main, page, ctx)
+        if s.headline_in_main and main is not None:
+            main = self._headline_into_main(body, main, ctx)
         if s.skip_link and main is not None:
             self._skip_link(body, main, ctx)
+        if s.content_first and main is not None:
+            self._content_first(body, main, nav, ctx)
         if s.removed_links_nav and nav is not None:
             self._nav(body, main, nav, ctx)
         css = ((SKIP_STYLE if s.skip_link and s.skip_link_on_focus and main is not None else "")
@@ -540,6 +582,10 @@ class AccessibilityFilter(Filter):
                 alt, source = "", "decorative by its role or aria-hidden"
             elif width is not None and height is not None and max(width, height) <= s.decorative_max_px:
                 alt, source = "", "decorative spacer or tracking pixel"
+            elif any(n is not None and n <= s.decorative_max_px for n in size):
+                alt, source = "", "decorative rule or spacer (a few pixels high or wide shows no picture)"
+            elif SPACER_FILE.search(urlsplit(img.get("src") or "").path):
+                alt, source = "", "decorative spacer (by its file name)"
             else:
                 alt, source = _caption(img), "from the figure caption"
                 if not alt:
@@ -625,6 +671,11 @@ class AccessibilityFilter(Filter):
                                  "images)", measured={"link_text": text[:60]})
                 continue
             if _has_name(a) or _named_by_content(a) or (a.get("role") or "").strip().lower() in ("presentation", "none"):
+                for img in imgs:  # the link is named by its title or another image: this one adds nothing
+                    if img.get("alt") is None and not img.get("aria-label") and not img.get("aria-labelledby"):
+                        img.set("alt", "")
+                        ctx.note("alt", img, "image without alt in a link named otherwise: alt=\"\" (WAI "
+                                 "functional images)", measured={"link_name": _link_label(a)[:60]})
                 continue
             hidden = _hidden_alternatives(a)
             if hidden:
@@ -696,6 +747,23 @@ class AccessibilityFilter(Filter):
 
     @staticmethod
     def _aria_attrs(body: HtmlElement, ctx) -> None:
+        for el in body.iter("span", "div", "i"):
+            # A name on a plain <span>/<div> (no role) is not allowed (axe aria-prohibited-attr) and
+            # assistive technology may ignore it; one with no text and nothing focusable inside is an
+            # icon with a name: role=img says so (WAI-ARIA 1.2 §5.2.8.6, the img role).
+            if (el.get("role") or "").strip() or not ((el.get("aria-label") or "").strip() or el.get("aria-labelledby")):
+                continue
+            if dom.text_of(el) or FOCUSABLE(el) or (el.get("aria-hidden") or "").strip().lower() == "true":
+                continue
+            el.set("role", "img")
+            ctx.note("aria", el, "a labelled <%s> with no text is an icon: role=img (WCAG 4.1.2; axe "
+                     "aria-prohibited-attr)" % el.tag, measured={"label": (el.get("aria-label") or "")[:60]})
+        for el in body.xpath(".//*[@role='heading' and not(@aria-level)]"):
+            # A heading role needs its level (axe aria-required-attr); WAI-ARIA's default is 2, what
+            # browsers assume: saying it changes nothing for a reader that knows the default.
+            el.set("aria-level", "2")
+            ctx.note("aria", el, "role=heading without aria-level: the default level 2 made explicit (WCAG 4.1.2; "
+                     "axe aria-required-attr)")
         for el in body.iter():
             if not isinstance(el.tag, str):
                 continue
@@ -829,6 +897,89 @@ class AccessibilityFilter(Filter):
                          measured={"level": level}, threshold={"level": new})
                 h.tag = f"h{new}"
 
+    def _headline_into_main(self, body: HtmlElement, main: HtmlElement, ctx) -> HtmlElement:
+        """<main> extended back to the page's one <h1> when that comes shortly before it (module doc)."""
+        h1 = next(body.iter("h1"), None)
+        if h1 is None or _inside(h1, main) or _inside(main, h1) or not _precedes(h1, main):
+            return main
+        gap = _text_between(h1, main)
+        limit = self.settings.headline_gap_chars
+        if gap > limit:
+            ctx.note("main", h1, "the <h1> is far before <main>: left where it is",
+                     measured={"chars_between": gap}, threshold={"headline_gap_chars": limit})
+            return main
+        top = next(a for a in main.iterancestors() if _inside(h1, a))  # the lowest common ancestor
+        first = next(x for x in (h1, *h1.iterancestors()) if x.getparent() is top)
+        last = next(x for x in (main, *main.iterancestors()) if x.getparent() is top)
+        if last is main:  # main is a child there: the blocks from the headline on move into it
+            moved = []
+            node = first
+            while node is not main:
+                moved.append(node)
+                node = node.getnext()
+            text, main.text = main.text, None
+            for i, n in enumerate(moved):
+                main.insert(i, n)  # with its tail
+            moved[-1].tail = (moved[-1].tail or "") + (text or "")
+        else:  # main is deeper: it becomes a plain block, a new <main> wraps the range
+            old = main
+            old.tag = "div"
+            main = dom.element("main")
+            for name in ("id", "tabindex"):
+                if old.get(name) is not None:
+                    main.set(name, old.attrib.pop(name))
+            first.addprevious(main)
+            main.tail, last.tail = last.tail, None
+            node, moved = first, []
+            while node is not None:
+                moved.append(node)
+                if node is last:
+                    break
+                node = node.getnext()
+            for n in moved:
+                main.append(n)
+        ctx.note("main", main, "<main> starts at the page's <h1> just before it: the skip link lands on the "
+                 "headline (WCAG 2.4.1)", measured={"chars_between": gap, "blocks": len(moved)},
+                 threshold={"headline_gap_chars": limit})
+        return main
+
+    def _content_first(self, body: HtmlElement, main: HtmlElement, nav: HtmlElement | None, ctx) -> None:
+        """A screen reader reads the headline first, then the content, then the rest (module doc): what
+        comes before <main> (the preceding siblings of it and of its ancestors) is owned (aria-owns) by
+        an empty element right after <main>; what comes before the page's <h1> inside <main>
+        (breadcrumbs, a category, a lead image) by one right after the <h1>. The DOM, the look and the
+        tab order stay; only the accessibility tree's order (what a screen reader reads) changes."""
+        ids = Counter(body.getroottree().xpath("//@id"))
+        h1 = next(main.iter("h1"), None)
+        if h1 is not None and h1.getparent() is not None and h1.getparent().tag not in NO_EXTRA_CHILD:
+            self._read_after(h1, main, nav, ids, body, ctx, "the blocks before the <h1> in <main> are read after "
+                             "it (aria-owns): the headline comes first (WCAG 1.3.2)")
+        self._read_after(main, body, nav, ids, body, ctx, "the blocks before <main> are read after it "
+                         "(aria-owns): a screen reader starts with the skip link and the content (WCAG 1.3.2)")
+
+    @staticmethod
+    def _read_after(anchor: HtmlElement, top: HtmlElement, nav, ids: Counter, body: HtmlElement, ctx,
+                    reason: str) -> None:
+        before: list[HtmlElement] = []
+        for node in (anchor, *anchor.iterancestors()):
+            if node is top:
+                break
+            before[:0] = reversed([s for s in node.itersiblings(preceding=True) if _spoken(s) and s is not nav])
+        owned = []
+        for el in before:
+            if not el.get("id"):
+                el.set("id", _free_id(body, "pagesieve-before"))
+                ids[el.get("id")] += 1
+            if ids[el.get("id")] == 1:  # an id used twice would name another element
+                owned.append(el.get("id"))
+        if not owned:
+            return
+        later = dom.element("div", {"class": LATER_CLASS, "aria-owns": " ".join(owned)})
+        later.tail, anchor.tail = anchor.tail, None
+        anchor.addnext(later)
+        ctx.note("reading order", later, reason,
+                 measured={"blocks": len(owned), "first": [dom.describe(e) for e in before[:3]]})
+
     def _skip_link(self, body: HtmlElement, main: HtmlElement, ctx) -> None:
         s = self.settings
         target = main.get("id") or MAIN_ID
@@ -875,6 +1026,10 @@ class AccessibilityFilter(Filter):
                 nav.getparent().text = (nav.getparent().text or "") + (tail or "")
             body.append(nav)
             ctx.note("move", nav, "the removed-links list moved after the main content")
+
+
+def _link_label(a: HtmlElement) -> str:
+    return _WS.sub(" ", a.get("aria-label") or a.get("title") or " ".join(_hidden_alternatives(a))).strip()
 
 
 def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:
@@ -990,6 +1145,39 @@ def _free_id(body: HtmlElement, stem: str) -> str:
     while f"{stem}-{n}" in used:
         n += 1
     return f"{stem}-{n}"
+
+
+def _text_between(a: HtmlElement, b: HtmlElement) -> int:
+    """Characters of text (whitespace collapsed) after the end of ``a`` and before the start of ``b``
+    (``a`` precedes ``b``; script and style text does not count)."""
+    n, counting = 0, False
+    for event, el in etree.iterwalk(a.getroottree().getroot(), events=("start", "end")):
+        if el is b and event == "start":
+            break
+        if not isinstance(el.tag, str):
+            if counting and event == "end":
+                n += len(_WS.sub(" ", el.tail or "").strip())
+            continue
+        if event == "start":
+            if counting and el.tag not in ("script", "style", "template"):
+                n += len(_WS.sub(" ", el.text or "").strip())
+        else:
+            if el is a:
+                counting = True
+            if counting:
+                n += len(_WS.sub(" ", el.tail or "").strip())
+    return n
+
+
+def _spoken(el: HtmlElement) -> bool:
+    """Whether a block says anything to a screen reader (text, an image, a control, a frame)."""
+    if not isinstance(el.tag, str) or el.tag in ("script", "style", "template", "noscript", "link", "meta"):
+        return False
+    if el.tag == "a" and el.get("class") == SKIP_CLASS:
+        return False
+    return bool(dom.text_len(el) or el.xpath("descendant-or-self::*[self::img or self::input or self::select or "
+                                            "self::textarea or self::button or self::iframe or self::svg or "
+                                            "self::video or self::audio or self::object or self::embed]"))
 
 
 def _single_main(body: HtmlElement) -> HtmlElement | None:

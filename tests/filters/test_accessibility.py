@@ -10,8 +10,8 @@ from pagesieve import dom, settings as S
 from pagesieve.document import parse, serialize
 from pagesieve.errors import ConfigError
 from pagesieve.filters import FILTERS
-from pagesieve.filters.accessibility import FOCUSABLE, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
-from pagesieve.output import OutputSettings, render
+from pagesieve.filters.accessibility import FOCUSABLE, LATER_CLASS, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
+from pagesieve.output import OutputSettings, render, to_text
 from tests.conftest import REPO, run_filter, run_filters
 from tests.filters.test_article import para
 
@@ -132,12 +132,46 @@ def test_article_cell_or_item_keeps_its_table_or_list(html, container):
     (main,) = mains(page)
     art = by_id(page, "art")
     assert art.tag == container and main.getparent() is art
-    assert [c.tag for c in art] == ["main"] and main.find("p") is not None
+    # beside <main>, at most the empty element that reads the cell before it after it (content_first)
+    assert [c.tag for c in art if c.get("class") != LATER_CLASS] == ["main"] and main.find("p") is not None
     parent = art.getparent().tag
     assert parent == ("tr" if container == "td" else "ul")
     # after a parse, as a browser would: the <main> is still inside the cell or item
     again = parse(serialize(page))
     assert again.root.xpath("//main")[0].getparent().get("id") == "art"
+
+
+HEADED = ("<html><body><header id=site>The Daily <a href=/>Home</a></header><div class=story>"
+          "<div id=crumbs><a href=/news>News</a> &gt; <a href=/news/uk>UK</a></div>"
+          "<h1 id=hl>River rises in the night</h1><p id=by>By A. Writer, 3 May</p>"
+          f"<div id=art><p>{STORY}</p><p>{STORY}</p></div></div><footer id=f>(c)</footer></body></html>")
+
+
+def test_main_starts_at_the_headline_just_before_the_article():
+    page, state = with_article(HEADED)
+    (main,) = mains(page)
+    assert [c.get("id") or c.tag for c in main][:3] == ["hl", "by", "art"]
+    assert by_id(page, "crumbs").getparent() is not main  # before the headline: not the content
+    assert actions(state, "main")[-1]["measured"]["chars_between"] == len("By A. Writer, 3 May")
+    # the skip link lands on the headline; what came before it is read after <main>
+    body = dom.body_of(page.root)
+    assert body[0].get("href") == "#" + main.get("id") and main[0].tag == "h1"
+    later = main.getnext()
+    assert later.get("class") == LATER_CLASS and later.get("aria-owns").split() == ["site", "crumbs"]
+    assert actions(state, "reading order")
+
+
+def test_headline_far_before_the_article_stays_where_it_is():
+    page, state = with_article(HEADED, headline_gap_chars=5)
+    (main,) = mains(page)
+    assert by_id(page, "hl").getparent() is not main and by_id(page, "art").getparent() is main
+    assert actions(state, "main")[-1]["threshold"] == {"headline_gap_chars": 5}
+
+
+def test_content_first_off_leaves_the_reading_order():
+    page, state = with_article(HEADED, content_first=False)
+    assert not page.root.xpath(f"//*[@class='{LATER_CLASS}']") and not actions(state, "reading order")
+    assert not page.root.xpath("//*[starts-with(@id, 'pagesieve-before')]")
 
 
 def test_no_article_wraps_body_content_without_banners_and_footers():
@@ -147,7 +181,9 @@ def test_no_article_wraps_body_content_without_banners_and_footers():
     (main,) = mains(page)
     assert [c.get("id") or c.tag for c in main] == ["h1", "p"]  # the h2 became the h1
     assert [dom.describe(c) for c in dom.body_of(page.root)] == [
-        "a.pagesieve-skip", "header#h", "nav#n", "main#pagesieve-main", "aside#a", "footer#f"]
+        "a.pagesieve-skip", "header#h", "nav#n", "main#pagesieve-main", f"div.{LATER_CLASS}", "aside#a", "footer#f"]
+    # the banner and the navigation are read after the content (content_first), where they stay for the eye
+    assert dom.body_of(page.root)[4].get("aria-owns") == "h n"
     assert actions(state, "main")[0]["measured"] == {"blocks": 2, "left_before": 2, "left_after": 2}
 
 
@@ -490,12 +526,13 @@ REPAIRS = {
     "main_landmark": lambda p: len(mains(p)) == 1,
     "headings": lambda p: (by_id(p, "h").tag, by_id(p, "h5").tag) == ("h1", "h2"),
     "skip_link": lambda p: p.root.find(f".//a[@class='{SKIP_CLASS}']") is not None,
+    "content_first": lambda p: p.root.find(f".//div[@class='{LATER_CLASS}']") is not None,
     "link_underline": lambda p: LINK_STYLE in head_css(p),
 }
 
 
 #: Repairs that need another one: without <main> there is nothing to skip to.
-NEEDS = {"main_landmark": {"skip_link"}}
+NEEDS = {"main_landmark": {"skip_link", "content_first"}}
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRS))
@@ -511,7 +548,7 @@ def test_each_setting_off_leaves_its_repair_undone(name):
 def test_every_setting_is_in_the_table():
     flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
     assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav",
-                                    "reader_colors"}
+                                    "reader_colors", "headline_in_main"}  # headline_in_main: tests above
 
 
 # -- the page's own markup: lists, link names, form labels (issue 17) ----------------------------
@@ -659,3 +696,46 @@ def test_text_output_from_the_command_line(tmp_path):
 def test_zoom_boundary(content, repaired):
     page, _ = with_article(f"<html><head><meta name=viewport content='{content}'></head><body><p>{STORY}</p></body></html>")
     assert page.root.find(".//meta[@name='viewport']").get("content") == (repaired or content)
+
+
+# -- images that stay in declutter: spacers, images in links named otherwise, labelled icons (issue 17) --
+@pytest.mark.parametrize("img, alt", [
+    ("<img id=i src=/images/spacer.gif width=507>", ""),           # a spacer by its file name
+    ("<img id=i src=/img/rule.png width=728 height=2>", ""),        # 2 px high: a rule, no picture
+    ("<img id=i src=/i/blank.gif width=8 height=30>", ""),
+    ("<img id=i src=/photos/39751.jpg height=235>", None),          # a photo: no alt made up
+    ("<img id=i src=/i/dotcom.gif width=80 height=30>", None),
+])
+def test_spacer_images_are_decorative(img, alt):
+    page, state = a11y(f"<html><body><p>{STORY}</p>{img}</body></html>")
+    assert by_id(page, "i").get("alt") == alt
+
+
+def test_image_in_a_link_named_by_its_title_gets_empty_alt():
+    page, state = a11y(f"<html><body><p>{STORY}</p><a href=/x title='Sixty4 Media'><img id=i src=logo.png></a>"
+                       "<a href=/y><img id=j src=a.png alt=Home><img id=k src=b.png></a></body></html>")
+    assert by_id(page, "i").get("alt") == "" and by_id(page, "k").get("alt") == ""
+    assert by_id(page, "j").get("alt") == "Home"
+
+
+def test_labelled_icon_span_becomes_an_image():
+    page, state = a11y(f"<html><body><p>{STORY}</p><a href=/s><span id=s aria-label='Share on facebook'>"
+                       "<i aria-hidden=true></i></span></a><div id=d aria-label=Comments><p>Some text</p></div>"
+                       "</body></html>")
+    assert by_id(page, "s").get("role") == "img"
+    assert by_id(page, "d").get("role") is None  # text of its own: left
+
+
+def test_text_output_reads_in_the_same_order():
+    page, state = with_article(HEADED)
+    text = to_text(page.body, OutputSettings())
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    assert lines[0] == "River rises in the night" and lines[1].startswith("By A. Writer")
+    assert "The Daily Home" in lines and "News > UK" in lines  # read after, not lost
+    assert lines.index("The Daily Home") > lines.index("River rises in the night")
+    assert text.count("The Daily") == 1 and lines[-1] == "(c)"
+
+
+def test_heading_role_gets_the_default_level():
+    page, state = a11y(f"<html><body><div id=h role=heading>News</div><p>{STORY}</p></body></html>")
+    assert by_id(page, "h").get("aria-level") == "2"
