@@ -582,9 +582,9 @@ class AccessibilityFilter(Filter):
                 alt, source = "", "decorative by its role or aria-hidden"
             elif width is not None and height is not None and max(width, height) <= s.decorative_max_px:
                 alt, source = "", "decorative spacer or tracking pixel"
-            elif any(n is not None and n <= s.decorative_max_px for n in size):
+            elif any(n is not None and n <= s.decorative_max_px for n in (width, height)):
                 alt, source = "", "decorative rule or spacer (a few pixels high or wide shows no picture)"
-            elif SPACER_FILE.search(urlsplit(img.get("src") or "").path):
+            elif SPACER_FILE.search(_url_path(img.get("src") or "")):
                 alt, source = "", "decorative spacer (by its file name)"
             else:
                 alt, source = _caption(img), "from the figure caption"
@@ -1067,6 +1067,14 @@ def _named_by_content(a: HtmlElement) -> bool:
         if (el.get("aria-label") or "").strip() or (el.tag == "title" and dom.text_of(el)):
             return True
     return False
+
+
+def _url_path(url: str) -> str:
+    """The path of ``url`` ("" when it cannot be parsed, as "http://[oops")."""
+    try:
+        return urlsplit(url).path
+    except ValueError:
+        return ""
 
 
 def _destination(href: str, limit: int) -> str:

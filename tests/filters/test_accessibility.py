@@ -268,6 +268,7 @@ def test_headings_off_leaves_the_outline():
     ("<img id=i src=a.png width=4 height=4>", None),  # one pixel over: not decorative, nothing known
     ("<img id=i src=a.png title='A map of the valley'>", "A map of the valley"),
     ("<img id=i src=a.png>", None),  # no caption, no title: left as it is (a made-up alt is worse)
+    ("<img id=i src='http://[oops/spacer.gif'>", None),  # a src that cannot be parsed names no spacer file
     ("<img id=i src=a.png alt='kept'>", "kept"),
     ("<figure><img id=i src=a.png alt=''><figcaption>cap</figcaption></figure>", ""),  # an alt is never replaced
     ("<img id=i src=a.png aria-label='named'>", None),
