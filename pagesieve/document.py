@@ -219,9 +219,9 @@ def _parse_text(text: str) -> HtmlElement:
     return root
 
 
-#: Markup after the first ``</html>`` (pages saved as several documents one after another): HTML5
+#: A start tag after the first ``</html>`` (pages saved as several documents one after another): HTML5
 #: puts it in the body, libxml2 drops what follows a second ``<html>``/``<body>``.
-_AFTER_HTML = re.compile(r"</html\s*>\s*<(?!!--)", re.I)
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*<[a-z]", re.I | re.S)
 
 
 def _needs_html5(error_log) -> bool:
