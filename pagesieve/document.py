@@ -172,7 +172,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     # otherwise apply its own guess from <meta>. XML declarations are not allowed in str input.
     text = _XML_DECL.sub("", text, count=1)
     root = _parse_text(text)
-    if _needs_html5(_parser().error_log):
+    if _needs_html5(_parser().error_log) or _AFTER_HTML.search(text):
         root = _parse_text(LexborHTMLParser(text).html or "")
     if root.find("body") is None:
         body = etree.SubElement(root, "body")
@@ -217,6 +217,11 @@ def _parse_text(text: str) -> HtmlElement:
             raise UnparsableError(f"the page cannot be parsed faithfully: {entry.message.strip()} "
                                   f"(line {entry.line})")
     return root
+
+
+#: A start tag after the first ``</html>`` (pages saved as several documents one after another): HTML5
+#: puts it in the body, libxml2 drops what follows a second ``<html>``/``<body>``.
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*<[a-z]", re.I | re.S)
 
 
 def _needs_html5(error_log) -> bool:

@@ -82,6 +82,23 @@ def test_an_end_tag_inside_unclosed_blocks_closes_them_as_html5_does():
     assert page.root.find(".//button").text_content() == ""
 
 
+def test_a_second_document_after_the_end_of_html_is_kept_as_html5_keeps_it():
+    """A page saved as two documents one after the other (an old site's frame template, then the
+    story): libxml2 dropped the second one, HTML5 puts it in the body."""
+    html = (b"<html><head><title>x</title></head><body><p>Menu</p></body></html>\n"
+            b"<html><head><title>Story</title></head><body><p>The story text.</p></body></html>")
+    assert "The story text." in parse(html).body.text_content()
+
+
+def test_a_comment_after_the_end_of_html_needs_no_second_parse(monkeypatch):
+    import pagesieve.document as D
+
+    calls = []
+    monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
+    parse(b"<html><body><p>fine</p></body></html>\n<!-- served in 3 ms -->\n")
+    assert calls == []
+
+
 def test_a_well_nested_page_is_parsed_once_by_lxml(monkeypatch):
     import pagesieve.document as D
 

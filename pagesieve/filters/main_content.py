@@ -41,6 +41,22 @@ Sources (each threshold's doc names its own):
   one that keeps ``alternative_ratio`` of its score (e.g. a comment thread beside the story
   body in the same ``<article>``): it may be of any size.
 
+**Widening to the page's own content block** (issue 15: on pages that are not stories the best-scored
+paragraph block is often one short section, a cookie notice or the heading of a grid):
+
+* *semantic main* — when the page has one ``<main>``/``role=main`` (else one ``<article>`` or
+  ``itemprop=articleBody``, ``link_lists._semantic_main``) with a link density of at most
+  ``main_link_density``, and the chosen block holds less than ``main_share`` of its text, the main
+  block is kept instead — except when the chosen block lies inside the main block and the main block is
+  an ``<article>``, or the page is an article (detected type) and the block was found on the first
+  pass: there the rest of the main block is the headline, comments, related stories and the like.
+* *grid of items* — on a listing or collection page whose chosen block is thin (under
+  ``min_article_chars``, or found only on the second pass), the page's largest group of repeated
+  linked items (``pagetype._repeated_items``) is kept instead when the chosen block holds less than
+  ``grid_share`` of the grid's text and no item holds more than ``GRID_ITEM_SHARE`` of it.
+
+The cleanup below then runs inside the widened block as inside any other.
+
 **Page type** (``pagesieve.pagetype.detect``, noted in ``--explain`` with its signals) changes the
 cleanup: on a forum thread, blocks named like comments or replies are the posts and stay; on
 listings, collections, product and documentation pages the link-density cleanup inside the content
@@ -72,8 +88,9 @@ import copy
 from pagesieve import dom
 from pagesieve.filters.article import HEADLINE_CLASS, page_headline, same_words
 from pagesieve.filters.base import Filter
+from pagesieve.filters.link_lists import _semantic_main
 from pagesieve.measure import chars
-from pagesieve.pagetype import detect
+from pagesieve.pagetype import _repeated_items, detect
 from pagesieve.settings import setting
 
 # Readability.js REGEXPS (mozilla/readability, Readability.js): blocks unlikely to be content,
@@ -99,6 +116,8 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
 POSTS_ARE_CONTENT = frozenset({"forum"})
 POST_NAMES = re.compile(r"comment|repl|post|message|answer", re.I)
 ITEMS_ARE_CONTENT = frozenset({"listing", "collection", "product", "documentation"})
+# On these the grid of repeated items (pagetype._repeated_items) is the content (main_content.grid_share).
+GRID_KINDS = frozenset({"listing", "collection"})
 # Image captions, credits and galleries: not article text in the scrapinghub ground truth ("article
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
@@ -208,6 +227,15 @@ class MainContentSettings:
     clean_max_total: float = setting(0.5, "If the cleanup would take more than this share of the article's text, "
                                           "it is skipped on that page (our bound, under safety.max_article_loss).",
                                      minimum=0, maximum=1, group="advanced", scope="user")
+    main_share: float = setting(0.5, "When the page has one semantic main block (<main>/role=main, else one "
+                                     "<article>/articleBody) and the chosen content holds less than this share "
+                                     "of its text, the main block is kept instead (0 = off).",
+                                minimum=0, maximum=1, group="advanced", scope="user")
+    main_link_density: float = setting(0.5, "... unless the main block's link density is above this.",
+                                       minimum=0, maximum=1, group="advanced", scope="user")
+    grid_share: float = setting(1.0, "On a listing or collection page, when the chosen content holds less than "
+                                     "this share of the text of the page's grid of repeated items, the grid is "
+                                     "kept instead (0 = off).", minimum=0, maximum=10, group="advanced", scope="user")
 
 
 class MainContentFilter(Filter):
@@ -448,6 +476,26 @@ class MainContentFilter(Filter):
             return
         top, top_score, chosen, scores, attempt = found
         chars = sum(st[c][_CHARS] for c in chosen)
+        if s.main_share:
+            main = _semantic_main(page.root)
+            ms = st.get(main) if main is not None else None
+            inside = main is not None and all(any(a is main for a in (c, *c.iterancestors())) for c in chosen)
+            if (ms and main is not body and ms[_CHARS] and chars < s.main_share * ms[_CHARS]
+                    and ms[_LINK] / ms[_CHARS] <= s.main_link_density
+                    and not (inside and main is not None and (main.tag == "article" or kind.kind == "article" and attempt == 1))):
+                ctx.note("widen", main, "the chosen block is a small part of the page's semantic main block",
+                         measured={"chars": chars, "main_chars": ms[_CHARS]}, threshold={"main_share": s.main_share})
+                top, top_score, chosen, chars = main, scores.get(main, top_score), [main], ms[_CHARS]
+        if s.grid_share and kind.kind in GRID_KINDS:
+            grid = _repeated_items(body)[3]
+            gs = st.get(grid) if grid is not None else None
+            if (gs and grid is not None and grid is not body and not any(a in chosen for a in (grid, *grid.iterancestors()))
+                    and chars < s.grid_share * gs[_CHARS] and (chars < s.min_article_chars or attempt > 1)
+                    and _even_items(grid, st)):
+                ctx.note("widen", grid, "on a listing the grid of repeated items is the content, and it holds more "
+                                        "text than the chosen block",
+                         measured={"chars": chars, "grid_chars": gs[_CHARS]}, threshold={"grid_share": s.grid_share})
+                top, top_score, chosen, chars = grid, scores.get(grid, top_score), [grid], gs[_CHARS]
         container = _common_ancestor(chosen)
         ctx.note("select", chosen[0], f"best-scored content block (pass {attempt}); {len(chosen)} node(s) kept",
                  measured={"score": round(top_score, 2), "chars": chars,
@@ -603,6 +651,21 @@ _AUTHOR_META = etree.XPath("//meta[@name='author' or @property='article:author' 
 _DATE_META = etree.XPath("//meta[@property='article:published_time' or @name='article:published_time' "
                          "or @itemprop='datePublished' or @name='date' or @name='pubdate']/@content")
 _SITE_SEP = re.compile(r"\s+[|–—]\s+|\s+-\s+")
+
+
+#: In a grid of items no item holds more than this share of the items' text (a listing's cards and
+#: teasers are alike; a column of sidebar boxes around one long story is not a grid).
+GRID_ITEM_SHARE = 0.5
+
+
+def _even_items(parent: HtmlElement, st) -> bool:
+    """The largest group of ``parent``'s children with one tag and class has no dominant item."""
+    groups: dict[tuple, list[int]] = {}
+    for child in parent:
+        if child in st:
+            groups.setdefault((child.tag, child.get("class") or ""), []).append(st[child][_CHARS])
+    items = max(groups.values(), key=len, default=[])
+    return bool(items) and max(items) <= GRID_ITEM_SHARE * max(1, sum(items))
 
 
 def _byline(root: HtmlElement) -> str | None:

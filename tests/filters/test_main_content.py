@@ -266,3 +266,59 @@ def test_headline_when_the_chosen_node_is_itself_a_demoted_h1():
     MainContentFilter._put_headline(body, chosen, Headline("Storm hits the coast at dawn", "og:title"), None, ctx)
     assert [(h.tag, h.text) for h in body.iter("h1", "h2")] == [("h1", "Storm hits the coast at dawn"),
                                                                 ("h2", "Other heading here")]
+
+
+# -- widening to the page's own content block (issue 15) ---------------------------------------
+SERVICE_SECTIONS = "".join(
+    f"<section id=s{i}><h2>Feature number {i}</h2><p>Set up in a minute {i}</p></section>" for i in range(16))
+SERVICE_PAGE = f"""<html><head><title>Acme tools</title></head><body>
+<nav><ul><li><a href=/>Home</a></li><li><a href=/about>About</a></li></ul></nav>
+<main id=box>{SERVICE_SECTIONS}<div id=pitch><p>{SENTENCE * 2}</p></div></main>
+<footer><p>Copyright Acme, every right reserved, all of them, forever and ever.</p></footer></body></html>"""
+
+
+@pytest.mark.parametrize("main_share, widened", [(0.5, True), (0.0, False)])
+def test_a_small_chosen_block_widens_to_the_semantic_main(main_share, widened):
+    page, state, _ = run_filter("main_content", SERVICE_PAGE, main_share=main_share)
+    assert ({"s0", "s15", "pitch"} <= ids(page)) is widened
+    assert "pitch" in ids(page)
+    assert any(e["action"] == "widen" for e in state.record) is widened
+
+
+def test_an_article_inside_its_article_element_does_not_widen():
+    """Inside an <article>, the rest beside the chosen story is comments and related lists."""
+    html = SERVICE_PAGE.replace("<main id=box>", "<article id=box>").replace("</main>", "</article>")
+    html = html.replace(SENTENCE * 2, SENTENCE * 8).replace(SERVICE_SECTIONS, SERVICE_SECTIONS * 3)
+    page, state, _ = run_filter("main_content", html)
+    assert "pitch" in ids(page) and "s0" not in ids(page)
+    assert not any(e["action"] == "widen" for e in state.record)
+
+
+def _listing(intro_sentences: int, items: int = 12) -> str:
+    grid = "".join(f"<div class=card id=c{i}><a href=/p/{i}>Product number {i}</a> <span>${i}9.99 in stock</span>"
+                   f"</div>" for i in range(items))
+    return f"""<html><head><title>Tools</title></head><body>
+<div id=intro><p>{SENTENCE * intro_sentences}</p></div>
+<div class=grid id=grid>{grid}</div></body></html>"""
+
+
+@pytest.mark.parametrize("intro_sentences, widened", [(1, True), (8, False)])
+def test_a_thin_choice_on_a_listing_widens_to_its_grid(intro_sentences, widened):
+    """A short text block beside the grid gives way to it; an article-sized one does not."""
+    page, state, _ = run_filter("main_content", _listing(intro_sentences))
+    assert ({"grid", "c0", "c11"} <= ids(page)) is widened
+    assert ("intro" in ids(page)) is not widened
+
+
+def test_a_grid_has_no_dominant_item():
+    from pagesieve.document import parse
+    from pagesieve.filters.main_content import MainContentFilter, _even_items
+
+    def even(html):
+        page = parse(f"<html><body><div id=g>{html}</div></body></html>".encode())
+        _, st = MainContentFilter.stats(dom.body_of(page.root))
+        return _even_items(page.root.get_element_by_id("g"), st)
+
+    cards = "".join(f"<div class=c><a href=/{i}>Card {i}</a> $9</div>" for i in range(6))
+    assert even(cards)
+    assert not even(cards + f"<div class=c><a href=/x>Card x</a> {SENTENCE * 3}</div>")
