@@ -24,6 +24,10 @@ STEP_BYTES = 1 << 20
 INLINE_DECODE_BYTES = 64 * 1024
 
 
+#: The most deflate can inflate (258 bytes a 2-bit code: RFC 1951), per input byte.
+MAX_DEFLATE_RATIO = 1032
+
+
 class Overflow(Exception):
     """The decoded body passed the limit."""
 
@@ -91,7 +95,10 @@ def declared_size(raw: bytes, coding: str) -> int:
     body that understates its size is still inflated with the cap, so a false value costs nothing
     but the early exit, and an honest large body is refused without inflating a byte of it."""
     if coding == "gzip" and len(raw) >= 18 and raw[:2] == b"\x1f\x8b":
-        return int.from_bytes(raw[-4:], "little")
+        size = int.from_bytes(raw[-4:], "little")
+        # Deflate inflates at most 1032:1, so a larger claim is no trailer (a corrupt body: inflate
+        # it and report that).
+        return size if size <= MAX_DEFLATE_RATIO * len(raw) else -1
     if coding == "zstd":
         try:
             return zstandard.frame_content_size(raw)

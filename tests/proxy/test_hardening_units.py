@@ -177,7 +177,7 @@ def test_bypass_settings_checked_when_the_config_loads(tmp_path, key, value, ok)
 def test_a_body_that_states_a_size_past_the_limit_is_not_inflated_at_all():
     """The gzip trailer's ISIZE (and a zstd frame's content size) stop it before a byte is
     inflated: here the deflate data is garbage, which inflating would report as corrupt."""
-    stated = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + b"not deflate" + (0).to_bytes(4, "little") \
+    stated = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + b"not deflate" * 900 + (0).to_bytes(4, "little") \
         + (9_000_000).to_bytes(4, "little")
     assert declared_size(stated, "gzip") == 9_000_000
     assert decode_capped(stated, "gzip", 8_000_000) is None
@@ -194,3 +194,12 @@ def test_a_bomb_that_understates_its_size_is_still_capped():
     lying = bomb[:-4] + (100).to_bytes(4, "little")
     assert declared_size(lying, "gzip") == 100
     assert decode_capped(lying, "gzip", 8_000_000) is None
+
+
+def test_a_stated_size_deflate_cannot_reach_is_no_size():
+    """A corrupt body whose last four bytes happen to read as 1.9 GB is reported corrupt (inflated,
+    and found not to be gzip), not too large: deflate cannot inflate 22 bytes that far."""
+    broken = b"\x1f\x8b\x08\x00 this is not gzip"
+    assert declared_size(broken, "gzip") == -1
+    with pytest.raises(ValueError, match="gzip:"):
+        decode_capped(broken, "gzip", 8_000_000)
