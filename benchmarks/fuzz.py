@@ -82,6 +82,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="processes, each from its own seed (seed, seed+1, ...)")
     ap.add_argument("--findings", default="fuzz-findings.jsonl")
     args = ap.parse_args()
+    if args.jobs < 1 or args.cases < 1 or args.minutes < 0:
+        ap.error("--jobs and --cases must be at least 1, --minutes at least 0")
     presets = args.preset or ["declutter", "reader"]
     t0 = time.monotonic()
     share = -(-args.cases // args.jobs)

@@ -211,13 +211,7 @@ class Proxy:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        terminate(self.proc, 15)
 
 
 def _cmdline(pid: int) -> bytes:
@@ -267,6 +261,17 @@ def write_config(path: Path, state_dir: Path, **proxy) -> Path:
 def pagesieve_run(port: int, confdir: Path, config: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "pagesieve", "run", "--config", str(config), "--listen-port", str(port),
             "--confdir", str(confdir), *args]
+
+
+def terminate(proc: subprocess.Popen, seconds: float = 10) -> None:
+    """Stop a server process the tests started: SIGTERM, then SIGKILL after ``seconds``."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
 
 
 def start_proxy(tmp: Path, *args: str, config: Path | None = None, command=pagesieve_run,

@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from tests.conftest import REPO
-from tests.proxy.conftest import INJECT, Proxy, free_port, pagesieve_run, write_config
+from tests.proxy.conftest import INJECT, Proxy, free_port, pagesieve_run, terminate, write_config
 
 HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
 LDAP_SUFFIX = "dc=example,dc=org"
@@ -179,12 +179,7 @@ class Slapd:
         conn.unbind()
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        terminate(self.proc)
         self.log.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -220,12 +215,7 @@ class Haproxy:
         return (self.root / "haproxy.log").read_text(errors="replace")
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        terminate(self.proc)
         self.log.close()
 
 
