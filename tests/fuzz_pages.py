@@ -142,12 +142,13 @@ def check(chain, data: bytes) -> str | None:
     if result.failed:  # fail-open worked, but a filter that raises on a page is a defect too
         errors = [r["reason"] for r in result.record if r.get("action") == "error"]
         return f"filter failed: {', '.join(result.failed)}: {'; '.join(errors)[:300]}"
-    before = body_text(data)
+    if result.media_type == "text/plain":
+        after = " ".join(result.body.decode(result.encoding).split())
+    else:
+        after = body_text(result.body, result.encoding)
+    if after:
+        return None
+    before = body_text(data)  # read only when the output has no text: most cases never need it
     if len(before) >= 200:
-        if result.media_type == "text/plain":
-            after = " ".join(result.body.decode(result.encoding).split())
-        else:
-            after = body_text(result.body, result.encoding)
-        if not after:
-            return f"text lost: {len(before)} characters of body text in, none out ({time.perf_counter() - t0:.1f} s)"
+        return f"text lost: {len(before)} characters of body text in, none out ({time.perf_counter() - t0:.1f} s)"
     return None
