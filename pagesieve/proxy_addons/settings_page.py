@@ -402,7 +402,8 @@ def create_app(page: SettingsPage) -> flask.Flask:
         origin = req.headers.get("origin")
         if origin and urlsplit(origin).hostname != page.host:
             return _refuse(user, f"cross-site form post from {origin}")
-        if not store.check_csrf(user, (form.get("csrf") or [None])[-1]):
+        tokens = form.get("csrf")
+        if not store.check_csrf(user, tokens[-1] if tokens else None):
             return _refuse(user, "missing or wrong CSRF token")
         return page.save(user, store, form)
 
