@@ -112,6 +112,9 @@ class _Selector:
 
     xpath: etree.XPath
     parts: tuple[tuple[frozenset, tuple[tuple[str, str, str], ...]], ...]
+    #: ("class", name) for a lone ``.name``, ("id", name) for a lone ``#name``: the page's index
+    #: answers those without the XPath's walk of the page (:meth:`PageIndex.matches`).
+    simple: tuple[str, str] | None = None
 
 
 def _needs(node, out: set, values: list) -> bool:
@@ -158,11 +161,29 @@ def compile_selector(text: str) -> _Selector | None:
             if part.pseudo_element is not None or not _needs(part.parsed_tree, out, values):
                 return None
             parts.append((frozenset(out), tuple(values)))
-        return _Selector(etree.XPath(" | ".join(_TRANSLATOR.selector_to_xpath(p) for p in parsed)), tuple(parts))
+        return _Selector(etree.XPath(" | ".join(_TRANSLATOR.selector_to_xpath(p) for p in parsed)), tuple(parts),
+                         _simple(parsed, text))
     except (SelectorError, etree.XPathError, TypeError, ValueError):
         return None
 
 
+def _simple(parsed: list, text: str) -> tuple[str, str] | None:
+    """("class", name) if the selector is one lone class (``.name``), ("id", name) if one lone id."""
+    if len(parsed) != 1 or "|" in text:
+        return None
+    tree = parsed[0].parsed_tree
+    inner = getattr(tree, "selector", None)
+    if not (isinstance(inner, css.Element) and inner.element is None and inner.namespace is None):
+        return None
+    if isinstance(tree, css.Class):
+        return ("class", tree.class_name)
+    if isinstance(tree, css.Hash):
+        return ("id", tree.id)
+    return None
+
+
+#: XML whitespace (XPath normalize-space's) as spaces: a class attribute's names, as cssselect's XPath splits them.
+_XML_SPACES = str.maketrans("\t\n\r", "   ")
 _ATTR_VALUES = etree.XPath("//@*[name()=$name]", smart_strings=False)
 _XPATH_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _VALUES_OF: dict[str, object] = {}
@@ -201,6 +222,8 @@ class PageIndex:
         # gathered in this same walk, in document order: an XPath ``//@name`` walks every node of
         # the page again (~0.2 ms a name on a corpus page).
         values: dict[str, list[str]] = {name: [] for name in ("class", "id", *value_names)}
+        class_els: list[HtmlElement] = []  # the elements of values["class"], value for value
+        id_els: list[HtmlElement] = []
         for el in root.iter():
             tags.add(el.tag)
             items = el.items()
@@ -210,6 +233,11 @@ class PageIndex:
                     got = values.get(name)
                     if got is not None:
                         got.append(value)
+                        if name == "class":
+                            class_els.append(el)
+                        elif name == "id":
+                            id_els.append(el)
+        self._class_els, self._id_els = class_els, id_els
         self.tags, self.attrs = tags, attrs
         self.classes = sorted(set(" ".join(values["class"]).split()))
         self.ids = sorted({v.strip() for v in values["id"] if v.strip()})
@@ -224,6 +252,16 @@ class PageIndex:
         if got is None:
             got = self._values[name] = _values_of(name)(self.root) if name in self.attrs else []
         return got
+
+    def matches(self, kind: str, name: str) -> list[HtmlElement]:
+        """What a lone ``.name`` (kind "class") or ``#name`` (kind "id") selects, in document order,
+        as cssselect's XPath would: an element whose class attribute, split at XML whitespace,
+        holds ``name``; whose id attribute is ``name``. Read from the index taken at the start, so
+        it may also hold elements removed since (callers keep only those still in the document)."""
+        if kind == "id":
+            return [el for el, value in zip(self._id_els, self._values["id"]) if value == name]
+        return [el for el, value in zip(self._class_els, self._values["class"])
+                if name in value and name in value.translate(_XML_SPACES).split(" ")]
 
     def has(self, token: tuple[str, str]) -> bool:
         kind, value = token
@@ -521,7 +559,8 @@ class AdsFilter(Filter):
             sel = self._compiled(text)
             if sel is None or not index.may_match(sel):  # never None: todo holds runnable rules only
                 continue
-            matches = [n for n in sel.xpath(root) if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
+            found_by = index.matches(*sel.simple) if sel.simple else sel.xpath(root)
+            matches = [n for n in found_by if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
             for n in matches:
                 if n in protected:
                     ctx.note("keep", n, "hidden by an ad list rule but holds the article",

@@ -508,3 +508,20 @@ def test_generic_rules_picked_per_page_are_those_of_the_plain_reference(debian_l
         checked += 1
         picked += len(mine)
     assert checked >= 25 and picked
+
+
+@pytest.mark.parametrize("selector", [".ad", ".ad-box", ".Ad", "#ad", "#top", ".x\\:y", "#a\\ b"])
+def test_lone_class_and_id_rules_are_answered_by_the_index_as_by_xpath(selector):
+    """A lone ``.name``/``#name`` is read from the page's index instead of an XPath walk; same
+    elements, same order: class names split at XML whitespace only (not at \\xa0 or \\x0c), ids exact."""
+    from pagesieve.filters.ads import PageIndex
+    html = page_of('<div class="ad">1</div><p class="\tad\nx">2</p><i class="ad-box ad">3</i><b class="bad">4</b>'
+                   '<u class="x:y">5</u><s class="ad\xa0y">6</s><em class="ad\x0cz">7</em><div class="Ad">8</div>'
+                   '<span id="ad">9</span><span id=" ad">10</span><a id="top" class="ad">11</a><q id="a b">12</q>')
+    page = parse(html.encode())
+    sel = compile_selector(selector)
+    assert sel is not None and sel.simple is not None
+    index = PageIndex(page.root)
+    assert index.matches(*sel.simple) == sel.xpath(page.root)
+    assert compile_selector("div.ad").simple is None and compile_selector(".a.b").simple is None
+    assert compile_selector(".a, .b").simple is None and compile_selector("*|*.ad").simple is None
