@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 from urllib.parse import urljoin, urlsplit
 
 from cssselect import HTMLTranslator, SelectorError, parser as css
@@ -112,6 +112,9 @@ class _Selector:
 
     xpath: etree.XPath
     parts: tuple[tuple[frozenset, tuple[tuple[str, str, str], ...]], ...]
+    #: ("class", name) for a lone ``.name``, ("id", name) for a lone ``#name``: the page's index
+    #: answers those without the XPath's walk of the page (:meth:`PageIndex.matches`).
+    simple: tuple[str, str] | None = None
 
 
 def _needs(node, out: set, values: list) -> bool:
@@ -158,13 +161,29 @@ def compile_selector(text: str) -> _Selector | None:
             if part.pseudo_element is not None or not _needs(part.parsed_tree, out, values):
                 return None
             parts.append((frozenset(out), tuple(values)))
-        return _Selector(etree.XPath(" | ".join(_TRANSLATOR.selector_to_xpath(p) for p in parsed)), tuple(parts))
+        return _Selector(etree.XPath(" | ".join(_TRANSLATOR.selector_to_xpath(p) for p in parsed)), tuple(parts),
+                         _simple(parsed, text))
     except (SelectorError, etree.XPathError, TypeError, ValueError):
         return None
 
 
-_CLASS_VALUES = etree.XPath("//@class", smart_strings=False)
-_ID_VALUES = etree.XPath("//@id", smart_strings=False)
+def _simple(parsed: list, text: str) -> tuple[str, str] | None:
+    """("class", name) if the selector is one lone class (``.name``), ("id", name) if one lone id."""
+    if len(parsed) != 1 or "|" in text:
+        return None
+    tree = parsed[0].parsed_tree
+    inner = getattr(tree, "selector", None)
+    if not (isinstance(inner, css.Element) and inner.element is None and inner.namespace is None):
+        return None
+    if isinstance(tree, css.Class):
+        return ("class", tree.class_name)
+    if isinstance(tree, css.Hash):
+        return ("id", tree.id)
+    return None
+
+
+#: XML whitespace (XPath normalize-space's) as spaces: a class attribute's names, as cssselect's XPath splits them.
+_XML_SPACES = str.maketrans("\t\n\r", "   ")
 _ATTR_VALUES = etree.XPath("//@*[name()=$name]", smart_strings=False)
 _XPATH_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _VALUES_OF: dict[str, object] = {}
@@ -195,25 +214,54 @@ class PageIndex:
     when a rule asks — an attribute's values (XPath), joined (each value between two control
     characters) so a selector's ``[href^="…"]`` is one substring search."""
 
-    def __init__(self, root: HtmlElement) -> None:
+    def __init__(self, root: HtmlElement, value_names: Iterable[str] = ()) -> None:
         self.root = root
         tags: set[str] = set()
         attrs: set[str] = set()
+        # The values of class, id and ``value_names`` (the attributes the generic rules test) are
+        # gathered in this same walk, in document order: an XPath ``//@name`` walks every node of
+        # the page again (~0.2 ms a name on a corpus page).
+        values: dict[str, list[str]] = {name: [] for name in ("class", "id", *value_names)}
+        class_els: list[HtmlElement] = []  # the elements of values["class"], value for value
+        id_els: list[HtmlElement] = []
         for el in root.iter():
             tags.add(el.tag)
-            attrs.update(el.keys())
+            items = el.items()
+            if items:
+                for name, value in items:
+                    attrs.add(name)
+                    got = values.get(name)
+                    if got is not None:
+                        got.append(value)
+                        if name == "class":
+                            class_els.append(el)
+                        elif name == "id":
+                            id_els.append(el)
+        self._class_els, self._id_els = class_els, id_els
         self.tags, self.attrs = tags, attrs
-        self.classes = sorted(set(" ".join(_CLASS_VALUES(root)).split()))
-        self.ids = sorted({v.strip() for v in _ID_VALUES(root) if v.strip()})
+        self.classes = sorted(set(" ".join(values["class"]).split()))
+        self.ids = sorted({v.strip() for v in values["id"] if v.strip()})
         self._class_set, self._id_set = frozenset(self.classes), frozenset(self.ids)
-        self._values: dict[str, list[str]] = {}
+        self._sets = {"class": self._class_set, "id": self._id_set, "attr": attrs, "tag": tags}
+        self._values = values
         self._joined: dict[str, str] = {}
 
     def values(self, name: str) -> list[str]:
+        """Every value of attribute ``name`` on the page, in document order."""
         got = self._values.get(name)
         if got is None:
             got = self._values[name] = _values_of(name)(self.root) if name in self.attrs else []
         return got
+
+    def matches(self, kind: str, name: str) -> list[HtmlElement]:
+        """What a lone ``.name`` (kind "class") or ``#name`` (kind "id") selects, in document order,
+        as cssselect's XPath would: an element whose class attribute, split at XML whitespace,
+        holds ``name``; whose id attribute is ``name``. Read from the index taken at the start, so
+        it may also hold elements removed since (callers keep only those still in the document)."""
+        if kind == "id":
+            return [el for el, value in zip(self._id_els, self._values["id"]) if value == name]
+        return [el for el, value in zip(self._class_els, self._values["class"])
+                if name in value and name in value.translate(_XML_SPACES).split(" ")]
 
     def has(self, token: tuple[str, str]) -> bool:
         kind, value = token
@@ -226,9 +274,21 @@ class PageIndex:
         return value in self.tags
 
     def may_match(self, sel: _Selector) -> bool:
-        """False when no element of the page can match ``sel`` (never False when one can)."""
-        return any(all(self.has(t) for t in needs) and all(self._has_value(*test) for test in values)
-                   for needs, values in sel.parts)
+        """False when no element of the page can match ``sel`` (never False when one can): some
+        comma-separated part has everything it needs on the page (plain loops: this runs for
+        every candidate rule of every page)."""
+        sets = self._sets
+        for needs, values in sel.parts:
+            for kind, value in needs:
+                if value not in sets[kind]:
+                    break
+            else:
+                for name, op, value in values:
+                    if not self._has_value(name, op, value):
+                        break
+                else:
+                    return True
+        return False
 
     def _has_value(self, name: str, op: str, value: str) -> bool:
         joined = self._joined.get(name)
@@ -266,6 +326,19 @@ class GenericRules:
                     if k is not None:  # none is, here
                         self.by_key.setdefault(k, set()).add(text)
         self.prefixed = sorted({k[1] for k in self.by_key if k[0] == "prefix"})
+        #: Attributes whose values the rules test (``[href^="…"]``…): PageIndex reads them in its walk.
+        self.value_names = frozenset(self.prefixed).union(
+            name for text in self.texts - self.not_runnable for _, values in compiled(text).parts
+            for name, _op, _value in values)
+        # The same index per kind of key ({class: rules}, …; {attribute: {value prefix: rules}}), so
+        # a page's keys are matched by one set intersection per kind instead of a lookup per key.
+        self._by_kind: dict[str, dict[str, set[str]]] = {"class": {}, "id": {}, "attr": {}, "tag": {}}
+        self._by_prefix: dict[str, dict[str, set[str]]] = {name: {} for name in self.prefixed}
+        for key, rules in self.by_key.items():
+            if key[0] == "prefix":
+                self._by_prefix[key[1]][key[2]] = rules
+            else:
+                self._by_kind[key[0]][key[1]] = rules
 
     @staticmethod
     def _key(needs: frozenset, values: tuple) -> tuple | None:
@@ -285,15 +358,14 @@ class GenericRules:
     def candidates(self, index: PageIndex) -> set[str]:
         """The generic rules that may match the page of ``index``."""
         out = set(self.always)
-        found: list[tuple] = [("class", c) for c in index.classes] + [("id", i) for i in index.ids]
-        found.extend(("attr", a) for a in index.attrs)
-        found.extend(("tag", t) for t in index.tags if isinstance(t, str))
-        for name in self.prefixed:
-            found.extend(("prefix", name, v[:PREFIX_KEY]) for v in index.values(name))
-        for key in set(found):
-            rules = self.by_key.get(key)
-            if rules:
-                out |= rules
+        for kind, table in self._by_kind.items():
+            for key in table.keys() & index._sets[kind]:
+                out |= table[key]
+        for name, table in self._by_prefix.items():
+            values = index.values(name)
+            if values:
+                for key in table.keys() & {v[:PREFIX_KEY] for v in values}:
+                    out |= table[key]
         return out
 
 
@@ -472,7 +544,7 @@ class AdsFilter(Filter):
         engine, generic = self.engine, self.generic
         assert engine is not None and generic is not None  # apply() runs the rules only with an engine
         resources: Any = engine.url_cosmetic_resources(page.url or NO_SITE_URL)
-        index = PageIndex(root)
+        index = PageIndex(root, generic.value_names)
         rules = set(resources.hide_selectors)
         if not resources.generichide:
             rules.update(engine.hidden_class_id_selectors(index.classes, index.ids, resources.exceptions))
@@ -487,7 +559,8 @@ class AdsFilter(Filter):
             sel = self._compiled(text)
             if sel is None or not index.may_match(sel):  # never None: todo holds runnable rules only
                 continue
-            matches = [n for n in sel.xpath(root) if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
+            found_by = index.matches(*sel.simple) if sel.simple else sel.xpath(root)
+            matches = [n for n in found_by if isinstance(n, HtmlElement) and n.tag not in NEVER_REMOVED]
             for n in matches:
                 if n in protected:
                     ctx.note("keep", n, "hidden by an ad list rule but holds the article",

@@ -25,7 +25,10 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   entities that occur with high frequencies in the bigger content blocks"), so that a one-name
   caption is not diluted by every name the article mentions once. Below ``min_similarity`` →
   removed. A caption without entities, or an article without any, cannot be compared: the image is
-  kept (``keep_without_entities``) and the explanation says why. So are captioned images of an
+  kept (``keep_without_entities``) and the explanation says why. The captions go through NER first;
+  the article text (the long one) only when a caption names an entity or ``keep_without_entities``
+  is off, the cases where its entities can be used (a kept image's explanation then has no
+  ``article_entities``). So are captioned images of an
   article whose text :func:`pagesieve.lang.detect` finds in another language than the model's
   (``same_language``): an English NER model finds noise, not names, in Italian or Russian text.
 
@@ -40,6 +43,7 @@ logged and the filter passes every page through unchanged, with a note saying wh
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -183,19 +187,27 @@ class ImageCaptionsFilter(Filter):
                      threshold={"model_language": model_lang})
             return []
         captions = [c.caption[: s.max_caption_chars] for c in candidates]
-        found = nlp.mentions(self.model, [body_text, *captions])
-        article_vec = nlp.self_resolve(nlp.frequencies(found[0], s.labels))
+        found = nlp.mentions(self.model, captions)
+        caption_vecs = [nlp.frequencies(ents, s.labels) for ents in found]
+        # The article's entities decide only for a caption that names one; a caption without any is
+        # kept (or removed) whatever the article holds. So the article text (the longest text, most
+        # of the NER time) is analysed only when some caption names an entity, or when an image may
+        # be removed (keep_without_entities off: the removal's explanation lists the article's entities).
+        analysed = any(caption_vecs) or not s.keep_without_entities
+        article_vec = (nlp.self_resolve(nlp.frequencies(nlp.mentions(self.model, [body_text])[0], s.labels))
+                       if analysed else Counter())
         article_norm = nlp.normalise(article_vec)
         rep = nlp.normalise(nlp.representative(article_vec, s.representative_entities))
         top = nlp.top_entities(article_vec)
         out = []
-        for cand, ents in zip(candidates, found[1:]):
-            vec = nlp.resolve(nlp.frequencies(ents, s.labels), article_vec)
+        for cand, caption_vec in zip(candidates, caption_vecs):
+            vec = nlp.resolve(caption_vec, article_vec)
             mentions = sum(vec.values())
             threshold = {"min_similarity": s.min_similarity}
             if not vec or not article_vec:
-                measured: dict[str, Any] = {"caption_entities": dict(vec), "article_entities": top,
-                                            "caption": cand.caption[:120]}
+                measured: dict[str, Any] = ({"caption_entities": dict(vec), "article_entities": top,
+                                             "caption": cand.caption[:120]} if analysed
+                                            else {"caption_entities": dict(vec), "caption": cand.caption[:120]})
                 why = "caption has no named entity" if not vec else "article text has no named entity"
                 if s.keep_without_entities:
                     ctx.note("keep", cand.img, f"{why}; similarity cannot be measured", measured=measured,

@@ -459,3 +459,69 @@ def test_a_base_href_that_cannot_be_parsed_is_ignored(rules):
     html = page_of('<iframe id=x src="/adserve/slot.html"></iframe>', head='<base href="https://www.ex[ample.org/">')
     page, _, _ = ads(html, rules)
     assert "x" not in ids(page)
+
+
+def _reference_picks(generic, page, texts, compiled):
+    """The generic rules a page runs, found the plain way: the page's tags, attribute names,
+    classes and ids from a walk, attribute values by XPath, each page key looked up in the index,
+    each rule's parts tested with any/all (what the filter's one-walk, set-intersection path must give)."""
+    from lxml import etree
+    root = page.root
+    tags = {el.tag for el in root.iter()}
+    attrs = {name for el in root.iter() for name in el.keys()}
+    classes = set(" ".join(etree.XPath("//@class")(root)).split())
+    ids = {v.strip() for v in etree.XPath("//@id")(root) if v.strip()}
+    def values(name):
+        return [str(v) for v in root.xpath("//@*[name()=$n]", n=name)]
+    found = {("class", c) for c in classes} | {("id", i) for i in ids} | {("attr", a) for a in attrs}
+    found |= {("tag", t) for t in tags if isinstance(t, str)}
+    found |= {("prefix", name, v[:12]) for name in generic.prefixed for v in values(name)}
+    candidates = set(generic.always).union(*(generic.by_key.get(k, ()) for k in found))
+    have = {"class": classes, "id": ids, "attr": attrs, "tag": tags}
+
+    def has_value(name, op, value):
+        vals = values(name)
+        return any(v == value if op == "=" else v.startswith(value) if op in ("^=", "|=")
+                   else v.endswith(value) if op == "$=" else value in v for v in vals)
+
+    def may_match(sel):
+        return any(all(v in have[k] for k, v in needs) and all(has_value(*t) for t in vals)
+                   for needs, vals in sel.parts)
+    return candidates, {t for t in texts & candidates if may_match(compiled(t))}
+
+
+def test_generic_rules_picked_per_page_are_those_of_the_plain_reference(debian_lists, corpus):
+    """The real lists' generic rules on corpus pages: the same candidates and the same rules
+    through the pre-check as the plain reference (checked on all 881 pages of ../shared/data/extraction
+    when the index was changed; here every 6th page of the default corpus)."""
+    from pagesieve.filters.ads import PageIndex
+    f = AdsFilter(S.build(AdsFilter.Settings, {"lists": debian_lists, "cache_dir": None}, "filters.ads"))
+    generic = f.generic
+    checked = picked = 0
+    for _, path, _ in corpus[::6]:
+        page = parse(path.read_bytes(), url="https://www.example.com/")
+        index = PageIndex(page.root, generic.value_names)
+        candidates = generic.candidates(index)
+        mine = {t for t in generic.texts & candidates if index.may_match(f._compiled(t))}
+        ref_candidates, ref = _reference_picks(generic, page, generic.texts, f._compiled)
+        assert candidates == ref_candidates and mine == ref, path.name
+        checked += 1
+        picked += len(mine)
+    assert checked >= 25 and picked
+
+
+@pytest.mark.parametrize("selector", [".ad", ".ad-box", ".Ad", "#ad", "#top", ".x\\:y", "#a\\ b"])
+def test_lone_class_and_id_rules_are_answered_by_the_index_as_by_xpath(selector):
+    """A lone ``.name``/``#name`` is read from the page's index instead of an XPath walk; same
+    elements, same order: class names split at XML whitespace only (not at \\xa0 or \\x0c), ids exact."""
+    from pagesieve.filters.ads import PageIndex
+    html = page_of('<div class="ad">1</div><p class="\tad\nx">2</p><i class="ad-box ad">3</i><b class="bad">4</b>'
+                   '<u class="x:y">5</u><s class="ad\xa0y">6</s><em class="ad\x0cz">7</em><div class="Ad">8</div>'
+                   '<span id="ad">9</span><span id=" ad">10</span><a id="top" class="ad">11</a><q id="a b">12</q>')
+    page = parse(html.encode())
+    sel = compile_selector(selector)
+    assert sel is not None and sel.simple is not None
+    index = PageIndex(page.root)
+    assert index.matches(*sel.simple) == sel.xpath(page.root)
+    assert compile_selector("div.ad").simple is None and compile_selector(".a.b").simple is None
+    assert compile_selector(".a, .b").simple is None and compile_selector("*|*.ad").simple is None

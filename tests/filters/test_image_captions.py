@@ -153,7 +153,7 @@ def test_no_article_no_judgement():
     assert [e["reason"] for e in state.record] == ["no article detected; images are not judged"]
 
 
-def test_ner_runs_once_per_page_and_not_without_captioned_images(monkeypatch):
+def test_ner_runs_on_the_captions_then_the_article_and_not_without_captioned_images(monkeypatch):
     calls = []
     real = nlp.mentions
 
@@ -163,8 +163,8 @@ def test_ner_runs_once_per_page_and_not_without_captioned_images(monkeypatch):
 
     monkeypatch.setattr(nlp, "mentions", counting)
     run(page_with())
-    assert len(calls) == 1 and len(calls[0]) == 3  # article text + two captions, one pipe call
-    article_text = calls[0][0]
+    assert [len(c) for c in calls] == [2, 1]  # the two captions, then (a caption names someone) the article
+    article_text = calls[1][0]
     assert "Nike" not in article_text and "Chancellery in Berlin." not in article_text  # captions left out
     calls.clear()
     no_captions = page_with().replace('<figcaption>Angela Merkel and Emmanuel Macron at the Chancellery in Berlin.'
@@ -178,9 +178,42 @@ def test_article_text_is_a_bounded_prefix(monkeypatch):
     real = nlp.mentions
     monkeypatch.setattr(nlp, "mentions", lambda m, t, **kw: calls.append(t) or real(m, t, **kw))
     _, state, _ = run(page_with(), max_article_chars=120)
-    assert len(calls[0][0]) == 120
+    assert len(calls[1][0]) == 120  # calls[0]: the captions
     photo = decisions(state)["img#photo-img"]
     assert "brussels" not in photo["measured"]["article_entities"]  # named only after the first 120 characters
+
+
+def test_article_text_is_not_analysed_when_no_caption_names_anyone(monkeypatch):
+    """The article's entities matter only for a caption that names one: a page whose captions name
+    nobody keeps its captioned images whatever the article says, so its text (the long one) does not
+    go through the model. It does when keep_without_entities is off (the removals explain with it)."""
+    html = page_with("Comfortable running shoes, now on sale this weekend only.").replace(
+        "Angela Merkel and Emmanuel Macron at the Chancellery in Berlin.", "Two people at a table, smiling.")
+    model = nlp.load_ner("en_core_web_sm")
+    piped = []
+    real = model.nlp.pipe
+
+    def pipe(texts, **kw):
+        texts = list(texts)
+        piped.extend(texts)
+        return real(texts, **kw)
+
+    monkeypatch.setattr(model.nlp, "pipe", pipe)
+    nlp.CACHE.clear()  # every text goes through the model
+    page, state, _ = run(html)
+    assert sorted(piped) == ["Comfortable running shoes, now on sale this weekend only.",
+                             "Two people at a table, smiling."]
+    d = decisions(state)
+    for ident in ("photo-img", "shoes"):
+        assert by_id(page, ident) is not None and d[f"img#{ident}"]["action"] == "keep"
+        assert d[f"img#{ident}"]["reason"] == "caption has no named entity; similarity cannot be measured"
+        assert "article_entities" not in d[f"img#{ident}"]["measured"]  # not analysed, so not reported
+    piped.clear()
+    nlp.CACHE.clear()
+    page, state, _ = run(html, keep_without_entities=False)
+    assert any("Angela Merkel welcomed" in t for t in piped)
+    assert by_id(page, "photo-img") is None and by_id(page, "shoes") is None
+    assert "merkel" in " ".join(decisions(state)["a#shop"]["measured"]["article_entities"])
 
 
 def test_other_language_article_is_not_judged():
