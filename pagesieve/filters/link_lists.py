@@ -36,6 +36,12 @@ contents were removed as link lists) is recognised by general signals, never by 
   items are links only, so a menu is never such a grid. Items that are whole links are *cards*
   when they are long (``card_letters`` on average) and the grid holds ``grid_share`` of the page's
   letters (the grid of a shop's category page; not a short "related" list beside a story);
+* **prose** — a block holding a paragraph (``<p>``) with ``prose_letters`` or more letters outside
+  links is not removed whole (a short post in a column beside its category list: the column is
+  link-dense, the post is not): its inner blocks are tested instead;
+* **headline** — a block holding the page's headline (a heading ``<h1>``–``<h3>`` that says what the
+  page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
+  under its heading, among its edit, tag and share links, is the page's content;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) is the content's own table of contents.
 
@@ -112,6 +118,10 @@ class LinkListSettings:
     grid_share: float = setting(0.2, "... and together hold at least this share of the page's letters (the grid "
                                      "is the page's content, not a list of related links beside it).",
                                 minimum=0, maximum=1, group="advanced", scope="user")
+    prose_letters: int = setting(200, "A block holding a paragraph (<p>) with at least this many letters outside links "
+                                      "is not removed whole: its inner blocks are tested instead (pagesieve; issue 15: "
+                                      "a short post beside a long category list).", minimum=1,
+                                 group="advanced", scope="user")
     toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
                                     "(#...) at least this often is the content's table of contents and stays.",
                                minimum=0, maximum=1, group="advanced", scope="user")
@@ -138,9 +148,13 @@ class LinkListFilter(Filter):
             if article is not None:
                 ctx.note("protect", article, "the page's semantic main block stands in for the article")
         protected = set(article.iterancestors()) | {article} if article is not None else set()
-        furniture = _furniture(body)
+        furniture = _furniture(body, stats, s.page_share)
         grids = self._grids(body, stats, furniture)
         holds_grid = {a for g in grids for a in g.iterancestors()}
+        holds_grid.update(self._prose_holders(body, stats, furniture))
+        headline = _headline(page.root, body, furniture)
+        if headline is not None:
+            holds_grid.update(headline.iterancestors())
         page_letters = stats.get(body, (0, 0, 0))[2]
         tables: dict[HtmlElement, bool] = {}
         # Nodes inside a block already removed or kept (a set of descendants, filled once per such
@@ -221,6 +235,20 @@ class LinkListFilter(Filter):
                 out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
         return out
 
+    def _prose_holders(self, body: HtmlElement, stats: dict, furniture: set) -> set[HtmlElement]:
+        """The blocks outside page furniture holding a paragraph of ``prose_letters`` or more letters
+        outside links (see the module docstring)."""
+        out: set[HtmlElement] = set()
+        for p in body.iter("p"):
+            got = stats.get(p)
+            if got is None or got[2] - got[1] < self.settings.prose_letters or p in furniture:
+                continue
+            for a in p.iterancestors():
+                if a in out:
+                    break
+                out.add(a)
+        return out
+
     @staticmethod
     def _toc(node: HtmlElement, s: LinkListSettings) -> bool:
         hrefs = [(a.get("href") or "").strip() for a in node.iter("a") if a.get("href") is not None]
@@ -246,6 +274,26 @@ class LinkListFilter(Filter):
             ctx.set_text(cell, None)
 
 
+def _headline(root: HtmlElement, body: HtmlElement, furniture: set) -> HtmlElement | None:
+    """The heading (``<h1>``-``<h3>``, outside page furniture, first in document order) that says
+    what the page's metadata headline (schema.org, ``og:title``), else its ``<title>``, says."""
+    from pagesieve.filters.article import page_headline, same_words
+
+    found = page_headline(root)
+    if found is not None and found.element is not None and "matching" in found.source:
+        return found.element if found.element not in furniture else None
+    meta = found.text if found is not None and found.element is None else None
+    if not meta:
+        title = root.find(".//title")
+        meta = " ".join((title.text_content() if title is not None else "").split())
+    if not meta:
+        return None
+    for h in body.iter("h1", "h2", "h3"):
+        if h not in furniture and dom.text_len(h) and same_words(meta, dom.text_of(h)):
+            return h
+    return None
+
+
 def _semantic_main(root: HtmlElement) -> HtmlElement | None:
     """The page's one ``<main>`` (or ``role=main``), else its one ``<article>`` (or
     ``itemprop=articleBody``); None when there is none or several."""
@@ -256,18 +304,22 @@ def _semantic_main(root: HtmlElement) -> HtmlElement | None:
     return None
 
 
-def _furniture(body: HtmlElement) -> set[HtmlElement]:
+def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float = 0.5) -> set[HtmlElement]:
     """Every element in or under page furniture (nav, header, footer, aside, their roles, blocks
     named like menus, sidebars, footers, related lists — but not a block that holds the page's
-    <main> or <article>, whatever its name)."""
+    <main> or <article>, whatever its name, nor, with ``stats``, a block holding ``page_share`` of the
+    page's letters: a wrapper named ``page nonav`` is the page, not a menu)."""
     holds_content = {a for m in body.iter("main", "article") for a in m.iterancestors()}
+    page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
     out: set[HtmlElement] = set()
     for el in body.iter():
         if not isinstance(el.tag, str) or el in out or el.tag in _CONTENT_TAGS:
             continue
         names = f"{el.get('class') or ''} {el.get('id') or ''}"
         if (el.tag in _FURNITURE_TAGS or (el.get("role") or "").lower() in _FURNITURE_ROLES
-                or (names.strip() and el not in holds_content and FURNITURE.search(names))):
+                or (names.strip() and el not in holds_content and FURNITURE.search(names)
+                    and not (page_letters and stats is not None
+                             and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))):
             out.update(el.iter())
     return out
 

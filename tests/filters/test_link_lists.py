@@ -144,7 +144,7 @@ def test_semantic_main_protected_and_its_toc_kept():
     html = (f"<html><body><div id=side>{menu(6)}</div><main id=m><ul id=toc>{toc}</ul>"
             f"<div id=w><a href=/a>A</a> <a href=/b>B</a></div>{STORY}</main></body></html>")
     page, state, _ = run_filter("link_lists", html)
-    assert page.root.get_element_by_id("side", None) is None
+    assert "Page 19" not in page.body.text_content()  # the side menu still goes
     assert page.root.get_element_by_id("toc", None) is not None  # links to places on this page
     assert page.root.get_element_by_id("w", None) is None  # a link list inside main still goes
     assert any(e["action"] == "protect" for e in state.record)
@@ -158,3 +158,39 @@ def test_a_wrapper_holding_most_of_the_page_is_not_removed_whole():
     assert page.root.get_element_by_id("inner", None) is not None  # also 100% of the page
     page, _, _ = run_filter("link_lists", html, page_share=1.0)
     assert page.root.get_element_by_id("app", None) is not None  # 100% >= 1.0: still the page
+
+
+def _categories(n: int) -> str:
+    return "<ul id=cats>" + "".join(f"<li><a href=/c{i}>Category {i}</a></li>" for i in range(n)) + "</ul>"
+
+
+@pytest.mark.parametrize("letters, kept", [(260, True), (150, False)])
+def test_a_column_holding_a_short_post_beside_its_categories_is_not_removed_whole(letters, kept):
+    # The column is link-dense (40 category links) but holds a paragraph of prose: only the list goes.
+    html = (f"<html><body><div id=col><div id=side>{_categories(40)}</div>"
+            f"<div id=post><p>{'word ' * (letters // 4)}</p></div></div><p>{para(1500)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("cats", None) is None
+    assert (page.root.get_element_by_id("post", None) is not None) is kept
+
+
+def test_a_wrapper_named_like_furniture_but_holding_the_page_is_not_furniture():
+    # "nonav" names the page's wrapper: its name does not make the whole page furniture.
+    html = (f"<html><body><div class='page nonav'><div id=col><div id=side>{_categories(40)}</div>"
+            f"<div id=post><p>{'word ' * 60}</p></div></div>{STORY}</div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("post", None) is not None
+    assert page.root.get_element_by_id("cats", None) is None
+
+
+def test_the_block_holding_the_page_headline_is_not_removed_whole():
+    post = ("<div id=entry><div id=edit><a href=/e>Edit</a> <a href=/d>Delete</a> <a href=/t>Tags</a></div>"
+            "<h2>Origami animals</h2><div id=body>via <a href=/s>a site</a>. Not your usual origami.</div>"
+            "<div id=share><a href=/tw>Tweet</a> <a href=/l>Like</a> <a href=/c>Comment</a></div></div>")
+    html = (f"<html><head><title>Origami animals - A blog</title></head><body>{menu(6)}"
+            f"<div id=wrap>{post}</div><div id=side>{menu(20)}</div><p>{para(1500)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("entry", None) is not None  # the post under the page's headline
+    assert page.root.get_element_by_id("body", None) is not None
+    assert page.root.get_element_by_id("edit", None) is None  # its edit links still go
+    assert "Page 19" not in page.body.text_content()  # the side menu still goes
