@@ -39,15 +39,19 @@ contents were removed as link lists) is recognised by general signals, never by 
 * **prose** — a block holding a paragraph (``<p>``) with ``prose_letters`` or more letters outside
   links is not removed whole (a short post in a column beside its category list: the column is
   link-dense, the post is not): its inner blocks are tested instead;
-* **headline** — a block holding the page's headline (a heading ``<h1>``–``<h3>`` that says what the
+* **headline** — a block holding the page's headline (a heading ``<h1>``–``<h6>`` that says what the
   page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
-  under its heading, among its edit, tag and share links, is the page's content;
+  under its heading, among its edit, tag and share links, is the page's content; and a short block
+  (``byline_letters``) beside the headline (the block just before it or one of the next two, at its
+  level or one of its two nearest ancestors' levels) whose text outside links has a year or a time
+  is its byline ("By <a>author</a> · Nov 9, 2012 1:50 pm · <a>12 comments</a>") and stays;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) is the content's own table of contents.
 
-None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>``,
-``<aside>``, the navigation/banner/contentinfo/complementary roles, or blocks named like menus,
-sidebars, footers or related lists (``FURNITURE``).
+None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>`` (not
+those of an ``<article>`` or ``<main>``: its own head and foot), ``<aside>``, the
+navigation/banner/contentinfo/complementary roles, or blocks named like menus, sidebars, footers or
+related lists (``FURNITURE``; not a block holding ``page_share`` of the page's letters).
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve import dom, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.measure import UNCOUNTED as _UNCOUNTED
 from pagesieve.measure import letters
@@ -73,6 +77,9 @@ FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|widge
                        r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 _CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
+#: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
+#: the header of the nearest sectioning content).
+_SECTION_PARTS = frozenset({"header", "footer"})
 _MAINS = etree.XPath("//main | //*[@role='main']")
 _ARTICLES = etree.XPath("//article | //*[@itemprop='articleBody']")
 
@@ -122,6 +129,9 @@ class LinkListSettings:
                                       "is not removed whole: its inner blocks are tested instead (pagesieve; issue 15: "
                                       "a short post beside a long category list).", minimum=1,
                                  group="advanced", scope="user")
+    byline_letters: int = setting(150, "A block beside the page's headline with at most this many letters, whose "
+                                       "text outside links holds a year or a time, is the byline and stays "
+                                       "(pagesieve; issue 15).", minimum=0, group="advanced", scope="user")
     toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
                                     "(#...) at least this often is the content's table of contents and stays.",
                                minimum=0, maximum=1, group="advanced", scope="user")
@@ -152,9 +162,11 @@ class LinkListFilter(Filter):
         grids = self._grids(body, stats, furniture)
         holds_grid = {a for g in grids for a in g.iterancestors()}
         holds_grid.update(self._prose_holders(body, stats, furniture))
-        headline = _headline(page.root, body, furniture)
+        headline = _headline(page, body, furniture)
+        bylines: set[HtmlElement] = set()
         if headline is not None:
             holds_grid.update(headline.iterancestors())
+            bylines = self._bylines(headline, stats) - furniture
         page_letters = stats.get(body, (0, 0, 0))[2]
         tables: dict[HtmlElement, bool] = {}
         # Nodes inside a block already removed or kept (a set of descendants, filled once per such
@@ -175,6 +187,11 @@ class LinkListFilter(Filter):
             if ratio <= s.ratio or other >= s.keep_text:
                 continue
             if node.tag in _CELL_TAGS and self._in_data_table(node, tables):
+                continue
+            if node in bylines:
+                ctx.note("keep", node, "the byline beside the page's headline (a year or a time outside links)",
+                         threshold={"byline_letters": s.byline_letters})
+                settled.update(node.iterdescendants())
                 continue
             if node in grids:
                 ctx.note("keep", node, "repeated items with text of their own: a grid of items, not a link list",
@@ -235,6 +252,26 @@ class LinkListFilter(Filter):
                 out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
         return out
 
+    def _bylines(self, headline: HtmlElement, stats: dict) -> set[HtmlElement]:
+        """The short blocks beside ``headline`` whose text outside links has a year or a time (see the
+        module docstring)."""
+        out: set[HtmlElement] = set()
+        node: HtmlElement | None = headline
+        for _ in range(3):
+            if node is None or node.tag in _CONTENT_TAGS:
+                break
+            near = [x for x in (node.getprevious(),) if x is not None]
+            nxt = node.getnext()
+            while nxt is not None and len(near) < 3:
+                near.append(nxt)
+                nxt = nxt.getnext()
+            for el in near:
+                got = stats.get(el) if isinstance(el.tag, str) else None
+                if got is not None and 0 < got[2] <= self.settings.byline_letters and _DATE.search(_text_outside_links(el)):
+                    out.add(el)
+            node = node.getparent()
+        return out
+
     def _prose_holders(self, body: HtmlElement, stats: dict, furniture: set) -> set[HtmlElement]:
         """The blocks outside page furniture holding a paragraph of ``prose_letters`` or more letters
         outside links (see the module docstring)."""
@@ -274,12 +311,35 @@ class LinkListFilter(Filter):
             ctx.set_text(cell, None)
 
 
-def _headline(root: HtmlElement, body: HtmlElement, furniture: set) -> HtmlElement | None:
-    """The heading (``<h1>``-``<h3>``, outside page furniture, first in document order) that says
-    what the page's metadata headline (schema.org, ``og:title``), else its ``<title>``, says."""
-    from pagesieve.filters.article import page_headline, same_words
+#: A year (1900-2099) or a clock time: what a byline's date line has outside its links.
+_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}:\d\d(?!\d)")
 
-    found = page_headline(root)
+
+def _text_outside_links(el: HtmlElement) -> str:
+    """The text of ``el`` that is not inside a link."""
+    parts: list[str] = []
+
+    def walk(node: HtmlElement) -> None:
+        if node.tag == "a":
+            return
+        parts.append(node.text or "")
+        for child in node:
+            if isinstance(child.tag, str):
+                walk(child)
+            parts.append(child.tail or "")
+
+    walk(el)
+    return " ".join(parts)
+
+
+def _headline(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
+    """The heading (``<h1>``, else ``<h2>`` ... ``<h6>``, outside page furniture, first in document
+    order) that says what the page's metadata headline (schema.org, ``og:title``), else its
+    ``<title>``, says (or whose four or more words that title holds: "Headline | Section - Site")."""
+    from pagesieve.filters.article import _HWORD, same_words
+
+    root = page.root
+    found = pagemeta.of(page).headline  # read before the ignore filter dropped <meta> and JSON-LD
     if found is not None and found.element is not None and "matching" in found.source:
         return found.element if found.element not in furniture else None
     meta = found.text if found is not None and found.element is None else None
@@ -288,9 +348,16 @@ def _headline(root: HtmlElement, body: HtmlElement, furniture: set) -> HtmlEleme
         meta = " ".join((title.text_content() if title is not None else "").split())
     if not meta:
         return None
-    for h in body.iter("h1", "h2", "h3"):
-        if h not in furniture and dom.text_len(h) and same_words(meta, dom.text_of(h)):
-            return h
+    words = set(_HWORD.findall(meta.lower()))
+    for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        for h in body.iter(tag):
+            if h in furniture or not dom.text_len(h):
+                continue
+            text = dom.text_of(h)
+            own = set(_HWORD.findall(text.lower()))
+            # the same headline, or one whose words the title holds with the site's name and section
+            if same_words(meta, text) or (len(own) >= 4 and len(own & words) >= 0.8 * len(own)):
+                return h
     return None
 
 
@@ -310,13 +377,15 @@ def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float =
     <main> or <article>, whatever its name, nor, with ``stats``, a block holding ``page_share`` of the
     page's letters: a wrapper named ``page nonav`` is the page, not a menu)."""
     holds_content = {a for m in body.iter("main", "article") for a in m.iterancestors()}
+    in_content = {d for m in body.iter("main", "article") for d in m.iterdescendants("header", "footer")}
     page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
     out: set[HtmlElement] = set()
     for el in body.iter():
         if not isinstance(el.tag, str) or el in out or el.tag in _CONTENT_TAGS:
             continue
         names = f"{el.get('class') or ''} {el.get('id') or ''}"
-        if (el.tag in _FURNITURE_TAGS or (el.get("role") or "").lower() in _FURNITURE_ROLES
+        if ((el.tag in _FURNITURE_TAGS and not (el.tag in _SECTION_PARTS and el in in_content))
+                or (el.get("role") or "").lower() in _FURNITURE_ROLES
                 or (names.strip() and el not in holds_content and FURNITURE.search(names)
                     and not (page_letters and stats is not None
                              and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))):

@@ -194,3 +194,21 @@ def test_the_block_holding_the_page_headline_is_not_removed_whole():
     assert page.root.get_element_by_id("body", None) is not None
     assert page.root.get_element_by_id("edit", None) is None  # its edit links still go
     assert "Page 19" not in page.body.text_content()  # the side menu still goes
+
+
+@pytest.mark.parametrize("meta, kept", [("by <a href=/u/cf>Cyrus F</a> - Nov 9, 2012 1:50 pm UTC", True),
+                                        ("<a href=/share/tw>Tweet</a> <a href=/share/fb>Share</a> now", False)])
+def test_the_byline_beside_the_headline_stays_share_links_go(meta, kept):
+    html = (f"<html><head><title>Credit rating heads toward junk | Site</title></head><body>{menu(6)}"
+            f"<article><header><h1>Credit rating heads toward junk</h1><div id=meta>{meta} "
+            f"<a href=/c>97 comments</a></div></header><p>{para(800)}</p></article></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("meta", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()
+
+
+def test_a_byline_like_block_in_the_footer_still_goes():
+    html = (f"<html><head><title>The story</title></head><body><h1>The story</h1><p>{para(800)}</p>"
+            f"<div id=footer>© 2012 <a href=/a>About</a> <a href=/p>Privacy</a></div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("footer", None) is None
