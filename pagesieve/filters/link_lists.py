@@ -31,7 +31,8 @@ contents were removed as link lists) is recognised by general signals, never by 
   on it: its inner blocks are examined instead;
 * **repeated items** — a block whose children are ``min_items`` or more siblings of the same tag
   and class, most of which (``item_text_share``) carry text of their own outside links
-  (``item_letters``: a price, a teaser, a date, a post) is a grid of items — products, stories,
+  (``item_letters``: a price, a teaser, a date, a post) or a price (a currency and an amount, linked
+  or not) is a grid of items — products, stories,
   posts — and is kept whole; a block holding such a grid is not removed whole either. A menu's
   items are links only, so a menu is never such a grid. Items that are whole links are *cards*
   when they are long (``card_letters`` on average) and the grid holds ``grid_share`` of the page's
@@ -67,6 +68,7 @@ from pagesieve import dom, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.measure import UNCOUNTED as _UNCOUNTED
 from pagesieve.measure import letters
+from pagesieve.pagetype import _PRICE
 from pagesieve.settings import setting
 
 _CELL_TAGS = frozenset({"td", "th"})
@@ -119,6 +121,9 @@ class LinkListSettings:
                                 group="advanced", scope="user")
     item_text_share: float = setting(0.5, "Share of a grid's items that must carry text of their own.", minimum=0,
                                      maximum=1, group="advanced", scope="user")
+    item_max_share: float = setting(0.25, "A grid of rows (a <tbody>) is kept as one only when no row holds more than this "
+                                          "share of its letters (a list of 100 books, not a layout table's few rows).",
+                                    minimum=0, maximum=1, group="advanced", scope="user")
     card_letters: int = setting(40, "Items whose text is all link text are still cards (products, stories) when "
                                     "they average at least this many letters (a menu item is a word or two) ...",
                                 minimum=1, group="advanced", scope="user")
@@ -172,6 +177,15 @@ class LinkListFilter(Filter):
         # Nodes inside a block already removed or kept (a set of descendants, filled once per such
         # block: a linear walk, where testing each node's ancestors was quadratic on deep pages).
         settled: set[HtmlElement] = set()
+        for grid, n in grids.items():  # a link-dense grid the walk does not test (a <tbody> of rows) is
+            # kept as one when its items are alike in size (a layout table's few rows are not) and it
+            # is the page's content (grid_share of its letters; not a best-seller list in a sidebar)
+            if (grid.tag not in self._tags and self._link_dense(stats[grid])
+                    and stats[grid][2] >= s.grid_share * page_letters
+                    and max((stats[c][2] for c in grid if c in stats), default=0) <= s.item_max_share * stats[grid][2]):
+                ctx.note("keep", grid, "repeated items with text of their own: a grid of items, not a link list",
+                         measured={"items": n}, threshold={"min_items": s.min_items, "item_max_share": s.item_max_share})
+                settled.update(grid.iterdescendants())
         in_article = set(article.iter()) if article is not None else set()
         for node in list(body.iter(*self._tags)):  # a list: removals must not cut the walk short
             if node in protected or node not in stats:
@@ -236,13 +250,15 @@ class LinkListFilter(Filter):
             for child in node:
                 if isinstance(child.tag, str) and child in stats:  # same tag and first class: items
                     groups.setdefault((child.tag, tuple((child.get("class") or "").split()[:1])), []).append(child)
-            items = max(groups.values(), key=len, default=[])
+            # the largest group; of groups as large, the one with most letters (30 product cards beside
+            # 30 hidden inputs, one per card)
+            items = max(groups.values(), key=lambda g: (len(g), sum(stats[it][2] for it in g)), default=[])
             if len(items) < s.min_items:
                 continue
             texty = 0
             for it in items:
                 _, link_letters, letters = stats[it]
-                if letters - link_letters >= s.item_letters:
+                if letters - link_letters >= s.item_letters or (letters and _PRICE.search(dom.text_of(it))):
                     texty += 1
             if texty >= s.item_text_share * len(items):
                 out[node] = len(items)
@@ -251,6 +267,12 @@ class LinkListFilter(Filter):
             if letters >= s.card_letters * len(items) and letters >= s.grid_share * page_letters:
                 out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
         return out
+
+    def _link_dense(self, got) -> bool:
+        """The link-list test on (links, link letters, letters), without the safety rules."""
+        links, link_letters, letters = got
+        words = (letters - link_letters) / self.settings.chars_per_word
+        return links >= self.settings.min_links and (not words or links / words > self.settings.ratio)
 
     def _bylines(self, headline: HtmlElement, stats: dict) -> set[HtmlElement]:
         """The short blocks beside ``headline`` whose text outside links has a year or a time (see the

@@ -212,3 +212,31 @@ def test_a_byline_like_block_in_the_footer_still_goes():
             f"<div id=footer>© 2012 <a href=/a>About</a> <a href=/p>Privacy</a></div></body></html>")
     page, _, _ = run_filter("link_lists", html)
     assert page.root.get_element_by_id("footer", None) is None
+
+
+def test_a_table_of_many_alike_rows_is_a_list_of_items_kept_whole():
+    # A ranked list of 20 books as table rows: each row's cells are link-dense, the rows are alike.
+    rows = "".join(f"<tr><td>{i}</td><td><a href=/b{i}>Book title {i}</a> by <a href=/a{i}>Author {i}</a>"
+                   f"</td><td><a href=/r{i}>4.3 avg rating</a> score: {i}0,000</td></tr>" for i in range(20))
+    html = f"<html><body>{menu(6)}<table id=list>{rows}</table><p>{para(300)}</p></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert "Book title 19" in page.body.text_content() and "Author 7" in page.body.text_content()
+    assert any(e["action"] == "keep" and e["node"].startswith(("table", "tbody")) for e in state.record)
+    assert "Page 5" not in page.body.text_content()
+
+
+def test_a_layout_table_with_one_big_row_is_not_kept_as_a_list():
+    cells = "".join(f"<tr><td><a href=/m{i}>Menu {i}</a> <a href=/n{i}>Next {i}</a> go</td></tr>" for i in range(4))
+    html = (f"<html><body><table id=layout>{cells}<tr><td><div id=links>{menu(30)} ok</div>"
+            f"<p>{para(900)}</p></td></tr></table></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert "Page 29" not in page.body.text_content()  # the menu inside the layout table still goes
+
+
+@pytest.mark.parametrize("price", ["$34.95", "€ 1.299,00"])
+def test_short_product_cards_with_a_price_are_a_grid(price):
+    items = "".join(f"<div class=col><div class=product><a href=/p{i}>Light {i}</a> <a href=/p{i}>New</a> "
+                    f"<span>{price}</span></div></div>" for i in range(6))
+    html = f"<html><body>{menu(8)}<div id=grid>{items}</div><p>{para(600)}</p></body></html>"
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("grid", None) is not None
