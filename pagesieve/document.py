@@ -17,6 +17,10 @@ proxy then serves it as it is) — never a silently shortened tree:
   error log shows such an end tag (one that HTML5's tree builder closes through open elements),
   the page is parsed again by an HTML5 tree builder (lexbor, through selectolax) and its
   serialisation, which is then well nested, read into lxml.
+* A ``<title>`` that is never closed swallows the rest of the page as its text (browsers show an
+  empty page under a very long tab title; seen on saved pages cut and spliced by their crawler).
+  When what it swallowed holds the page's markup (``</head>``, ``<body>``, a ``<div>``/``<p>``/
+  ``<table>``), the title is closed at the end of its first line, so the page's body is read.
 * Characters an XML tree cannot hold (C0 controls other than tab, newline and carriage return,
   U+FFFE/U+FFFF) are dropped before parsing, form feed becomes a space: browsers render none
   of them, and lxml refuses them in any text a filter sets later.
@@ -171,6 +175,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     # Parsing text (not bytes) makes the decision above the only one: libxml2 would
     # otherwise apply its own guess from <meta>. XML declarations are not allowed in str input.
     text = _XML_DECL.sub("", text, count=1)
+    text = _close_runaway_title(text)
     root = _parse_text(text)
     if _needs_html5(_parser().error_log) or _AFTER_HTML.search(text):
         root = _parse_text(LexborHTMLParser(text).html or "")
@@ -222,6 +227,22 @@ def _parse_text(text: str) -> HtmlElement:
 #: A start tag after the first ``</html>`` (pages saved as several documents one after another): HTML5
 #: puts it in the body, libxml2 drops what follows a second ``<html>``/``<body>``.
 _AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*<[a-z]", re.I | re.S)
+
+
+_TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.I)
+_TITLE_CLOSE = re.compile(r"</title\s*>", re.I)
+_PAGE_MARKUP = re.compile(r"</head\s*>|<(?:body|div|p|table)\b", re.I)
+
+
+def _close_runaway_title(text: str) -> str:
+    """``text`` with a never-closed ``<title>`` that swallowed the page's markup closed at the end
+    of its first line, or before its first ``<`` (see the module doc); otherwise ``text`` as it is."""
+    m = _TITLE_OPEN.search(text)
+    if m is None or _TITLE_CLOSE.search(text, m.end()) or not _PAGE_MARKUP.search(text, m.end()):
+        return text
+    ends = [i for i in (text.find("\n", m.end()), text.find("<", m.end())) if i >= 0]
+    cut = min(ends) if ends else len(text)
+    return f"{text[:cut]}</title>{text[cut:]}"
 
 
 def _needs_html5(error_log) -> bool:

@@ -34,6 +34,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -193,8 +194,10 @@ def _paragraph_letters(body: HtmlElement) -> int:
     return max(per_parent.values(), default=0)
 
 
-def detect(root: HtmlElement, url: str | None = None) -> PageType:
-    """The kind of page ``root`` is (see the module docstring for the signals)."""
+def detect(root: HtmlElement, url: str | None = None, declared: Any = None) -> PageType:
+    """The kind of page ``root`` is (see the module docstring for the signals). ``declared``: the
+    page's metadata as read before filters removed any (:func:`pagesieve.pagemeta.of`); without it
+    the declared types are read from ``root``."""
     scores: dict[str, float] = dict.fromkeys(KINDS, 0.0)
     signals: list[str] = []
 
@@ -202,16 +205,18 @@ def detect(root: HtmlElement, url: str | None = None) -> PageType:
         scores[kind] += weight
         signals.append(f"{why} -> {kind} +{weight:g}")
 
-    declared = set()
-    for t in _schema_types(root):
+    seen = set()
+    schema_types = declared.schema_types if declared is not None else _schema_types(root)
+    og_types = declared.og_types if declared is not None else _OG_TYPE(root)
+    for t in schema_types:
         kind = _SCHEMA.get(t)
-        if kind and (kind, t) not in declared:
-            declared.add((kind, t))
+        if kind and (kind, t) not in seen:
+            seen.add((kind, t))
             if kind == "article_weak":
                 add("article", DECLARED_WEAK, f"schema.org {t}")
             else:
                 add(kind, DECLARED, f"schema.org {t}")
-    for og in _OG_TYPE(root):
+    for og in og_types:
         kind = _OG.get(og.strip().lower())
         if kind == "article_weak":
             add("article", DECLARED_WEAK, f"og:type {og.strip()}")

@@ -181,3 +181,18 @@ def test_explanation_paths_stay_short_and_cheap_on_deep_pages():
     for _ in range(2000):
         dom.path(items[1])
     assert time.process_time() - t0 < 1.0  # CPU time: full paths took 1.9 s for 2000 here, tails 0.3 s
+
+
+def test_a_title_never_closed_that_swallowed_the_page_is_closed_at_its_first_line():
+    page = parse(b'<html><head><title>A story (The Times)ntById("font");\nvar x = 1;\n</head>\n'
+                 b"<body><div><p>The whole story, as the page has it.</p></div></body></html>")
+    assert page.title == 'A story (The Times)ntById("font");'
+    assert "The whole story, as the page has it." in page.body.text_content()
+
+
+@pytest.mark.parametrize("html, title", [
+    (b"<title>A title</title><p>Text</p>", "A title"),
+    (b"<title>Only a title\nthat runs to the end of the page", "Only a title that runs to the end of the page"),
+    (b"<p>Text</p><svg><title>A drawing</title></svg>", "A drawing")])
+def test_a_closed_title_or_one_that_swallowed_no_markup_is_left_as_it_is(html, title):
+    assert parse(html).title == title

@@ -41,3 +41,16 @@ def test_reader_explains_the_page_type():
     _, state, _ = run_filter("main_content", f"<html><body>{PROSE}</body></html>", url="https://example.org/a.html")
     note = next(e for e in state.record if e["action"] == "page-type")
     assert note["reason"].startswith("page type: article (") and "prose block" in note["reason"]
+
+
+def test_declared_types_can_come_from_metadata_read_earlier():
+    from pagesieve import pagemeta
+    from pagesieve.document import parse
+    from pagesieve.pagetype import detect
+
+    page = parse(b"<html><head><meta property='og:type' content='product'></head><body><p>x</p></body></html>")
+    meta = pagemeta.of(page)
+    for m in list(page.root.iter("meta")):
+        m.getparent().remove(m)
+    assert detect(page.root).kind == "service"  # the tree no longer says it
+    assert detect(page.root, declared=meta).kind == "product"

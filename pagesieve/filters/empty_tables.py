@@ -8,7 +8,9 @@ filter sits late in the chain.
 
 Tables are checked innermost first, so an outer layout table that held only emptied tables is
 removed as well. Data tables (``dom.is_data_table``: header cells, caption, a regular grid) are
-never removed, nor the detected article or a table holding it.
+never removed, nor the detected article or a table holding it, nor a table with some text right
+before the article (the block just before it, or before one of its nearest ``head_levels``
+ancestors): the article's own head — its date, byline or headline in a small table of their own.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ class EmptyTableSettings:
     min_chars: int = setting(20, "A table with fewer non-whitespace characters of text than this (and no substance "
                                  "tag) is empty (paper: set by the user).", minimum=0, maximum=100000,
                              group="advanced", scope="user")
+    head_levels: int = setting(4, "A table with some text that is the block right before the detected article, or "
+                                  "before one of its nearest this-many ancestors, is the article's head (its date, "
+                                  "byline, headline) and is never empty (pagesieve; issue 15).", minimum=0,
+                               maximum=20, group="advanced", scope="user")
 
 
 class EmptyTableFilter(Filter):
@@ -47,12 +53,13 @@ class EmptyTableFilter(Filter):
         s = self.settings
         article = ctx.article
         protected = (set(article.iterancestors()) | {article}) if article is not None else set()
+        heads = self._heads(article, s.head_levels) if article is not None else set()
         tables = list(dom.body_of(page.root).iter("table"))
         for table in reversed(tables):  # innermost (and last) first
             if table in protected or not ctx.in_document(table):
                 continue
             chars = ctx.text_len(table)
-            if chars >= s.min_chars:
+            if chars >= s.min_chars or (chars and table in heads):
                 continue
             if self._substance and next(table.iter(*self._substance), None) is not None:
                 continue
@@ -60,3 +67,20 @@ class EmptyTableFilter(Filter):
                 continue
             ctx.remove(table, "empty table: too little text and no substance tag",
                        measured={"chars": chars}, threshold={"min_chars": s.min_chars})
+
+    @staticmethod
+    def _heads(article, levels: int) -> set:
+        """The tables in the block right before ``article`` or before one of its ``levels`` nearest
+        ancestors (see the module docstring)."""
+        out: set = set()
+        node = article
+        for _ in range(levels + 1):
+            if node is None or node.tag in ("body", "html"):
+                break
+            prev = node.getprevious()
+            while prev is not None and not isinstance(prev.tag, str):
+                prev = prev.getprevious()
+            if prev is not None:
+                out.update(prev.iter("table"))
+            node = node.getparent()
+        return out

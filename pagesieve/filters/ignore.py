@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve import dom, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
@@ -138,6 +138,7 @@ class IgnoreFilter(Filter):
     def apply(self, page, ctx) -> None:
         s = self.settings
         root = page.root
+        pagemeta.of(page)  # the headline, byline and declared types, read before <meta> and scripts go
         counts: dict[str, int] = {}
         forms = []
         for node in list(root.iter(*self._tags)) if self._tags else ():

@@ -31,17 +31,28 @@ contents were removed as link lists) is recognised by general signals, never by 
   on it: its inner blocks are examined instead;
 * **repeated items** — a block whose children are ``min_items`` or more siblings of the same tag
   and class, most of which (``item_text_share``) carry text of their own outside links
-  (``item_letters``: a price, a teaser, a date, a post) is a grid of items — products, stories,
+  (``item_letters``: a price, a teaser, a date, a post) or a price (a currency and an amount, linked
+  or not) is a grid of items — products, stories,
   posts — and is kept whole; a block holding such a grid is not removed whole either. A menu's
   items are links only, so a menu is never such a grid. Items that are whole links are *cards*
   when they are long (``card_letters`` on average) and the grid holds ``grid_share`` of the page's
   letters (the grid of a shop's category page; not a short "related" list beside a story);
+* **prose** — a block holding a paragraph (``<p>``) with ``prose_letters`` or more letters outside
+  links is not removed whole (a short post in a column beside its category list: the column is
+  link-dense, the post is not): its inner blocks are tested instead;
+* **headline** — a block holding the page's headline (a heading ``<h1>``–``<h6>`` that says what the
+  page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
+  under its heading, among its edit, tag and share links, is the page's content; and a short block
+  (``byline_letters``) beside the headline (the block just before it or one of the next two, at its
+  level or one of its two nearest ancestors' levels) whose text outside links has a year or a time
+  is its byline ("By <a>author</a> · Nov 9, 2012 1:50 pm · <a>12 comments</a>") and stays;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) is the content's own table of contents.
 
-None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>``,
-``<aside>``, the navigation/banner/contentinfo/complementary roles, or blocks named like menus,
-sidebars, footers or related lists (``FURNITURE``).
+None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>`` (not
+those of an ``<article>`` or ``<main>``: its own head and foot), ``<aside>``, the
+navigation/banner/contentinfo/complementary roles, or blocks named like menus, sidebars, footers or
+related lists (``FURNITURE``; not a block holding ``page_share`` of the page's letters).
 """
 
 from __future__ import annotations
@@ -53,10 +64,11 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve import dom, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.measure import UNCOUNTED as _UNCOUNTED
 from pagesieve.measure import letters
+from pagesieve.pagetype import _PRICE
 from pagesieve.settings import setting
 
 _CELL_TAGS = frozenset({"td", "th"})
@@ -67,6 +79,9 @@ FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|widge
                        r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 _CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
+#: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
+#: the header of the nearest sectioning content).
+_SECTION_PARTS = frozenset({"header", "footer"})
 _MAINS = etree.XPath("//main | //*[@role='main']")
 _ARTICLES = etree.XPath("//article | //*[@itemprop='articleBody']")
 
@@ -106,12 +121,22 @@ class LinkListSettings:
                                 group="advanced", scope="user")
     item_text_share: float = setting(0.5, "Share of a grid's items that must carry text of their own.", minimum=0,
                                      maximum=1, group="advanced", scope="user")
+    item_max_share: float = setting(0.25, "A grid of rows (a <tbody>) is kept as one only when no row holds more than this "
+                                          "share of its letters (a list of 100 books, not a layout table's few rows).",
+                                    minimum=0, maximum=1, group="advanced", scope="user")
     card_letters: int = setting(40, "Items whose text is all link text are still cards (products, stories) when "
                                     "they average at least this many letters (a menu item is a word or two) ...",
                                 minimum=1, group="advanced", scope="user")
     grid_share: float = setting(0.2, "... and together hold at least this share of the page's letters (the grid "
                                      "is the page's content, not a list of related links beside it).",
                                 minimum=0, maximum=1, group="advanced", scope="user")
+    prose_letters: int = setting(200, "A block holding a paragraph (<p>) with at least this many letters outside links "
+                                      "is not removed whole: its inner blocks are tested instead (pagesieve; issue 15: "
+                                      "a short post beside a long category list).", minimum=1,
+                                 group="advanced", scope="user")
+    byline_letters: int = setting(150, "A block beside the page's headline with at most this many letters, whose "
+                                       "text outside links holds a year or a time, is the byline and stays "
+                                       "(pagesieve; issue 15).", minimum=0, group="advanced", scope="user")
     toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
                                     "(#...) at least this often is the content's table of contents and stays.",
                                minimum=0, maximum=1, group="advanced", scope="user")
@@ -138,14 +163,29 @@ class LinkListFilter(Filter):
             if article is not None:
                 ctx.note("protect", article, "the page's semantic main block stands in for the article")
         protected = set(article.iterancestors()) | {article} if article is not None else set()
-        furniture = _furniture(body)
+        furniture = _furniture(body, stats, s.page_share)
         grids = self._grids(body, stats, furniture)
         holds_grid = {a for g in grids for a in g.iterancestors()}
+        holds_grid.update(self._prose_holders(body, stats, furniture))
+        headline = _headline(page, body, furniture)
+        bylines: set[HtmlElement] = set()
+        if headline is not None:
+            holds_grid.update(headline.iterancestors())
+            bylines = self._bylines(headline, stats) - furniture
         page_letters = stats.get(body, (0, 0, 0))[2]
         tables: dict[HtmlElement, bool] = {}
         # Nodes inside a block already removed or kept (a set of descendants, filled once per such
         # block: a linear walk, where testing each node's ancestors was quadratic on deep pages).
         settled: set[HtmlElement] = set()
+        for grid, n in grids.items():  # a link-dense grid the walk does not test (a <tbody> of rows) is
+            # kept as one when its items are alike in size (a layout table's few rows are not) and it
+            # is the page's content (grid_share of its letters; not a best-seller list in a sidebar)
+            if (grid.tag not in self._tags and self._link_dense(stats[grid])
+                    and stats[grid][2] >= s.grid_share * page_letters
+                    and max((stats[c][2] for c in grid if c in stats), default=0) <= s.item_max_share * stats[grid][2]):
+                ctx.note("keep", grid, "repeated items with text of their own: a grid of items, not a link list",
+                         measured={"items": n}, threshold={"min_items": s.min_items, "item_max_share": s.item_max_share})
+                settled.update(grid.iterdescendants())
         in_article = set(article.iter()) if article is not None else set()
         for node in list(body.iter(*self._tags)):  # a list: removals must not cut the walk short
             if node in protected or node not in stats:
@@ -161,6 +201,11 @@ class LinkListFilter(Filter):
             if ratio <= s.ratio or other >= s.keep_text:
                 continue
             if node.tag in _CELL_TAGS and self._in_data_table(node, tables):
+                continue
+            if node in bylines:
+                ctx.note("keep", node, "the byline beside the page's headline (a year or a time outside links)",
+                         threshold={"byline_letters": s.byline_letters})
+                settled.update(node.iterdescendants())
                 continue
             if node in grids:
                 ctx.note("keep", node, "repeated items with text of their own: a grid of items, not a link list",
@@ -205,13 +250,15 @@ class LinkListFilter(Filter):
             for child in node:
                 if isinstance(child.tag, str) and child in stats:  # same tag and first class: items
                     groups.setdefault((child.tag, tuple((child.get("class") or "").split()[:1])), []).append(child)
-            items = max(groups.values(), key=len, default=[])
+            # the largest group; of groups as large, the one with most letters (30 product cards beside
+            # 30 hidden inputs, one per card)
+            items = max(groups.values(), key=lambda g: (len(g), sum(stats[it][2] for it in g)), default=[])
             if len(items) < s.min_items:
                 continue
             texty = 0
             for it in items:
                 _, link_letters, letters = stats[it]
-                if letters - link_letters >= s.item_letters:
+                if letters - link_letters >= s.item_letters or (letters and _PRICE.search(dom.text_of(it))):
                     texty += 1
             if texty >= s.item_text_share * len(items):
                 out[node] = len(items)
@@ -219,6 +266,46 @@ class LinkListFilter(Filter):
             letters = sum(stats[it][2] for it in items)
             if letters >= s.card_letters * len(items) and letters >= s.grid_share * page_letters:
                 out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
+        return out
+
+    def _link_dense(self, got) -> bool:
+        """The link-list test on (links, link letters, letters), without the safety rules."""
+        links, link_letters, letters = got
+        words = (letters - link_letters) / self.settings.chars_per_word
+        return links >= self.settings.min_links and (not words or links / words > self.settings.ratio)
+
+    def _bylines(self, headline: HtmlElement, stats: dict) -> set[HtmlElement]:
+        """The short blocks beside ``headline`` whose text outside links has a year or a time (see the
+        module docstring)."""
+        out: set[HtmlElement] = set()
+        node: HtmlElement | None = headline
+        for _ in range(3):
+            if node is None or node.tag in _CONTENT_TAGS:
+                break
+            near = [x for x in (node.getprevious(),) if x is not None]
+            nxt = node.getnext()
+            while nxt is not None and len(near) < 3:
+                near.append(nxt)
+                nxt = nxt.getnext()
+            for el in near:
+                got = stats.get(el) if isinstance(el.tag, str) else None
+                if got is not None and 0 < got[2] <= self.settings.byline_letters and _DATE.search(_text_outside_links(el)):
+                    out.add(el)
+            node = node.getparent()
+        return out
+
+    def _prose_holders(self, body: HtmlElement, stats: dict, furniture: set) -> set[HtmlElement]:
+        """The blocks outside page furniture holding a paragraph of ``prose_letters`` or more letters
+        outside links (see the module docstring)."""
+        out: set[HtmlElement] = set()
+        for p in body.iter("p"):
+            got = stats.get(p)
+            if got is None or got[2] - got[1] < self.settings.prose_letters or p in furniture:
+                continue
+            for a in p.iterancestors():
+                if a in out:
+                    break
+                out.add(a)
         return out
 
     @staticmethod
@@ -246,6 +333,56 @@ class LinkListFilter(Filter):
             ctx.set_text(cell, None)
 
 
+#: A year (1900-2099) or a clock time: what a byline's date line has outside its links.
+_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}:\d\d(?!\d)")
+
+
+def _text_outside_links(el: HtmlElement) -> str:
+    """The text of ``el`` that is not inside a link."""
+    parts: list[str] = []
+
+    def walk(node: HtmlElement) -> None:
+        if node.tag == "a":
+            return
+        parts.append(node.text or "")
+        for child in node:
+            if isinstance(child.tag, str):
+                walk(child)
+            parts.append(child.tail or "")
+
+    walk(el)
+    return " ".join(parts)
+
+
+def _headline(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
+    """The heading (``<h1>``, else ``<h2>`` ... ``<h6>``, outside page furniture, first in document
+    order) that says what the page's metadata headline (schema.org, ``og:title``), else its
+    ``<title>``, says (or whose four or more words that title holds: "Headline | Section - Site")."""
+    from pagesieve.filters.article import _HWORD, same_words
+
+    root = page.root
+    found = pagemeta.of(page).headline  # read before the ignore filter dropped <meta> and JSON-LD
+    if found is not None and found.element is not None and "matching" in found.source:
+        return found.element if found.element not in furniture else None
+    meta = found.text if found is not None and found.element is None else None
+    if not meta:
+        title = root.find(".//title")
+        meta = " ".join((title.text_content() if title is not None else "").split())
+    if not meta:
+        return None
+    words = set(_HWORD.findall(meta.lower()))
+    for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        for h in body.iter(tag):
+            if h in furniture or not dom.text_len(h):
+                continue
+            text = dom.text_of(h)
+            own = set(_HWORD.findall(text.lower()))
+            # the same headline, or one whose words the title holds with the site's name and section
+            if same_words(meta, text) or (len(own) >= 4 and len(own & words) >= 0.8 * len(own)):
+                return h
+    return None
+
+
 def _semantic_main(root: HtmlElement) -> HtmlElement | None:
     """The page's one ``<main>`` (or ``role=main``), else its one ``<article>`` (or
     ``itemprop=articleBody``); None when there is none or several."""
@@ -256,18 +393,24 @@ def _semantic_main(root: HtmlElement) -> HtmlElement | None:
     return None
 
 
-def _furniture(body: HtmlElement) -> set[HtmlElement]:
+def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float = 0.5) -> set[HtmlElement]:
     """Every element in or under page furniture (nav, header, footer, aside, their roles, blocks
     named like menus, sidebars, footers, related lists — but not a block that holds the page's
-    <main> or <article>, whatever its name)."""
+    <main> or <article>, whatever its name, nor, with ``stats``, a block holding ``page_share`` of the
+    page's letters: a wrapper named ``page nonav`` is the page, not a menu)."""
     holds_content = {a for m in body.iter("main", "article") for a in m.iterancestors()}
+    in_content = {d for m in body.iter("main", "article") for d in m.iterdescendants("header", "footer")}
+    page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
     out: set[HtmlElement] = set()
     for el in body.iter():
         if not isinstance(el.tag, str) or el in out or el.tag in _CONTENT_TAGS:
             continue
         names = f"{el.get('class') or ''} {el.get('id') or ''}"
-        if (el.tag in _FURNITURE_TAGS or (el.get("role") or "").lower() in _FURNITURE_ROLES
-                or (names.strip() and el not in holds_content and FURNITURE.search(names))):
+        if ((el.tag in _FURNITURE_TAGS and not (el.tag in _SECTION_PARTS and el in in_content))
+                or (el.get("role") or "").lower() in _FURNITURE_ROLES
+                or (names.strip() and el not in holds_content and FURNITURE.search(names)
+                    and not (page_letters and stats is not None
+                             and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))):
             out.update(el.iter())
     return out
 

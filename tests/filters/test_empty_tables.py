@@ -48,3 +48,15 @@ def test_runs_after_other_filters_in_the_chain():
     assert page.root.get_element_by_id("t", None) is None
     page, _, _ = run_filters([("empty_tables", {})], html)
     assert page.root.get_element_by_id("t", None) is not None
+
+
+def test_a_small_table_right_before_the_article_is_its_head_and_stays():
+    # The date of the story in a small table of its own, just before the article's table (old
+    # layouts): the article's head, not an empty table. Elsewhere the same table goes; empty, it goes.
+    date = "<table id=date><tr><td>{}</td></tr></table>"
+    story = f"<table id=s><tr><td><p>{para(600)}</p></td></tr></table>"
+    for where, text, kept in (("before", "20:00 Dec 31 2007", True), ("after", "20:00 Dec 31 2007", False),
+                              ("before", " ", False)):
+        body = date.format(text) + story if where == "before" else story + "<p>x</p>" + date.format(text)
+        page, _, _ = run_filters([("article", {}), ("empty_tables", {})], f"<html><body>{body}</body></html>")
+        assert (page.root.get_element_by_id("date", None) is not None) is kept, (where, text)

@@ -144,7 +144,7 @@ def test_semantic_main_protected_and_its_toc_kept():
     html = (f"<html><body><div id=side>{menu(6)}</div><main id=m><ul id=toc>{toc}</ul>"
             f"<div id=w><a href=/a>A</a> <a href=/b>B</a></div>{STORY}</main></body></html>")
     page, state, _ = run_filter("link_lists", html)
-    assert page.root.get_element_by_id("side", None) is None
+    assert "Page 19" not in page.body.text_content()  # the side menu still goes
     assert page.root.get_element_by_id("toc", None) is not None  # links to places on this page
     assert page.root.get_element_by_id("w", None) is None  # a link list inside main still goes
     assert any(e["action"] == "protect" for e in state.record)
@@ -158,3 +158,85 @@ def test_a_wrapper_holding_most_of_the_page_is_not_removed_whole():
     assert page.root.get_element_by_id("inner", None) is not None  # also 100% of the page
     page, _, _ = run_filter("link_lists", html, page_share=1.0)
     assert page.root.get_element_by_id("app", None) is not None  # 100% >= 1.0: still the page
+
+
+def _categories(n: int) -> str:
+    return "<ul id=cats>" + "".join(f"<li><a href=/c{i}>Category {i}</a></li>" for i in range(n)) + "</ul>"
+
+
+@pytest.mark.parametrize("letters, kept", [(260, True), (150, False)])
+def test_a_column_holding_a_short_post_beside_its_categories_is_not_removed_whole(letters, kept):
+    # The column is link-dense (40 category links) but holds a paragraph of prose: only the list goes.
+    html = (f"<html><body><div id=col><div id=side>{_categories(40)}</div>"
+            f"<div id=post><p>{'word ' * (letters // 4)}</p></div></div><p>{para(1500)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("cats", None) is None
+    assert (page.root.get_element_by_id("post", None) is not None) is kept
+
+
+def test_a_wrapper_named_like_furniture_but_holding_the_page_is_not_furniture():
+    # "nonav" names the page's wrapper: its name does not make the whole page furniture.
+    html = (f"<html><body><div class='page nonav'><div id=col><div id=side>{_categories(40)}</div>"
+            f"<div id=post><p>{'word ' * 60}</p></div></div>{STORY}</div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("post", None) is not None
+    assert page.root.get_element_by_id("cats", None) is None
+
+
+def test_the_block_holding_the_page_headline_is_not_removed_whole():
+    post = ("<div id=entry><div id=edit><a href=/e>Edit</a> <a href=/d>Delete</a> <a href=/t>Tags</a></div>"
+            "<h2>Origami animals</h2><div id=body>via <a href=/s>a site</a>. Not your usual origami.</div>"
+            "<div id=share><a href=/tw>Tweet</a> <a href=/l>Like</a> <a href=/c>Comment</a></div></div>")
+    html = (f"<html><head><title>Origami animals - A blog</title></head><body>{menu(6)}"
+            f"<div id=wrap>{post}</div><div id=side>{menu(20)}</div><p>{para(1500)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("entry", None) is not None  # the post under the page's headline
+    assert page.root.get_element_by_id("body", None) is not None
+    assert page.root.get_element_by_id("edit", None) is None  # its edit links still go
+    assert "Page 19" not in page.body.text_content()  # the side menu still goes
+
+
+@pytest.mark.parametrize("meta, kept", [("by <a href=/u/cf>Cyrus F</a> - Nov 9, 2012 1:50 pm UTC", True),
+                                        ("<a href=/share/tw>Tweet</a> <a href=/share/fb>Share</a> now", False)])
+def test_the_byline_beside_the_headline_stays_share_links_go(meta, kept):
+    html = (f"<html><head><title>Credit rating heads toward junk | Site</title></head><body>{menu(6)}"
+            f"<article><header><h1>Credit rating heads toward junk</h1><div id=meta>{meta} "
+            f"<a href=/c>97 comments</a></div></header><p>{para(800)}</p></article></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("meta", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()
+
+
+def test_a_byline_like_block_in_the_footer_still_goes():
+    html = (f"<html><head><title>The story</title></head><body><h1>The story</h1><p>{para(800)}</p>"
+            f"<div id=footer>© 2012 <a href=/a>About</a> <a href=/p>Privacy</a></div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("footer", None) is None
+
+
+def test_a_table_of_many_alike_rows_is_a_list_of_items_kept_whole():
+    # A ranked list of 20 books as table rows: each row's cells are link-dense, the rows are alike.
+    rows = "".join(f"<tr><td>{i}</td><td><a href=/b{i}>Book title {i}</a> by <a href=/a{i}>Author {i}</a>"
+                   f"</td><td><a href=/r{i}>4.3 avg rating</a> score: {i}0,000</td></tr>" for i in range(20))
+    html = f"<html><body>{menu(6)}<table id=list>{rows}</table><p>{para(300)}</p></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert "Book title 19" in page.body.text_content() and "Author 7" in page.body.text_content()
+    assert any(e["action"] == "keep" and e["node"].startswith(("table", "tbody")) for e in state.record)
+    assert "Page 5" not in page.body.text_content()
+
+
+def test_a_layout_table_with_one_big_row_is_not_kept_as_a_list():
+    cells = "".join(f"<tr><td><a href=/m{i}>Menu {i}</a> <a href=/n{i}>Next {i}</a> go</td></tr>" for i in range(4))
+    html = (f"<html><body><table id=layout>{cells}<tr><td><div id=links>{menu(30)} ok</div>"
+            f"<p>{para(900)}</p></td></tr></table></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert "Page 29" not in page.body.text_content()  # the menu inside the layout table still goes
+
+
+@pytest.mark.parametrize("price", ["$34.95", "€ 1.299,00"])
+def test_short_product_cards_with_a_price_are_a_grid(price):
+    items = "".join(f"<div class=col><div class=product><a href=/p{i}>Light {i}</a> <a href=/p{i}>New</a> "
+                    f"<span>{price}</span></div></div>" for i in range(6))
+    html = f"<html><body>{menu(8)}<div id=grid>{items}</div><p>{para(600)}</p></body></html>"
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("grid", None) is not None

@@ -1,7 +1,7 @@
 import pytest
 
 from pagesieve import dom
-from tests.conftest import run_filter
+from tests.conftest import run_filter, run_filters
 
 SENTENCE = "The council met on Tuesday, heard the residents, and voted to repair the old bridge before winter. "
 
@@ -322,3 +322,21 @@ def test_a_grid_has_no_dominant_item():
     cards = "".join(f"<div class=c><a href=/{i}>Card {i}</a> $9</div>" for i in range(6))
     assert even(cards)
     assert not even(cards + f"<div class=c><a href=/x>Card x</a> {SENTENCE * 3}</div>")
+
+
+def test_headline_and_byline_from_metadata_the_ignore_filter_removed():
+    # ignore (first in the reader chain) drops <meta> and JSON-LD; the headline and byline are read
+    # before it, so the reader still puts the og:title headline first, not the site's <h1>.
+    story = "".join(f"<p>Paragraph {i} of the story, with words, commas, and more words to score well.</p>"
+                    for i in range(12))
+    html = ("<html><head><meta property='og:title' content='Storm hits the coast at dawn'>"
+            "<meta name=author content='Ann Lee'><script type='application/ld+json'>"
+            '{"@type": "NewsArticle"}</script></head><body><div id=top><h1>The Daily Site</h1></div>'
+            f"<div id=body><h2>Storm hits the coast at dawn</h2>{story}</div></body></html>")
+    page, state, _ = run_filters([("ignore", {}), ("main_content", {})], html)
+    assert page.root.find(".//meta[@property='og:title']") is None  # ignore removed it
+    h1s = list(page.root.iter("h1"))
+    assert [dom.text_of(h) for h in h1s] == ["Storm hits the coast at dawn"]
+    assert page.root.find(".//p[@class='pagesieve-byline']").text == "By Ann Lee"
+    note = next(e for e in state.record if e["action"] == "page-type")
+    assert "schema.org" not in note["reason"]  # the page type reads the page as the chain left it
