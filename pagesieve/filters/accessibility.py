@@ -8,7 +8,9 @@ Each part is a setting; in the order they run:
 
 * ``lang`` — WCAG 3.1.1 (axe ``html-has-lang``, ``html-lang-valid``): keep the page's ``lang``
   (``en_US`` is repaired to ``en-US``), else take ``<body lang>``, else detect it from the text
-  (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``.
+  (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``. The
+  ``lang`` of a part of the page (WCAG 3.1.2, axe ``valid-lang``) is repaired the same way, or dropped
+  when it is no language tag at all (the part then has the page's language).
 * ``zoom`` — WCAG 1.4.4 (axe ``meta-viewport``): ``user-scalable=no`` and a ``maximum-scale``
   below :data:`MIN_MAX_SCALE` are dropped from ``<meta name=viewport>``.
 * ``title`` — WCAG 2.4.2 (axe ``document-title``): an empty or missing ``<title>`` gets the first
@@ -33,13 +35,25 @@ Each part is a setting; in the order they run:
   exposed, they would be links without a name (axe ``link-name``).
 * ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
-  ``<div>`` blocks in reading order (row by row), its content untouched.
+  ``<div>`` blocks in reading order (row by row), its content untouched. Its colours stay: a
+  ``bgcolor``/``background`` becomes the same inline style (WCAG 1.4.3, axe ``color-contrast``: text
+  coloured for that background would otherwise be left on white).
 * ``table_headers`` — WCAG 1.3.1 (axe ``th-has-data-cells``, ``scope-attr-valid``): in data
   tables ``<th>`` without ``scope`` gets ``scope="col"`` (a row of header cells, or in
   ``<thead>``) or ``scope="row"`` (the first cell of a row of data cells).
+* ``dead_widgets`` — WCAG 4.1.2 (axe ``aria-command-name``, ``nested-interactive``,
+  ``aria-required-children``, ``listitem``): when no script of the page can run (it is served with
+  ``script-src 'none'``, the policy ``ignore``'s ``scripts`` asks for), the widget roles scripts
+  drove (``SCRIPTED_ROLES``: button, tab, tablist, tabpanel, menu, option, dialog …) are dropped from
+  elements that are not form fields, with the states only widgets take (``aria-selected``,
+  ``aria-pressed``, ``aria-modal`` …) and, on elements that are no control natively, a ``tabindex`` that
+  made them focusable: a screen reader would announce a control that does nothing. A link or a
+  button stays what it is natively; a plain block loses a name it may not have (its text speaks), a
+  named one without text becomes ``role=img``. Reader chains widen to a page's own ``<main>``
+  (``main_content``): on shops its image carousels, tab sets and pop-ups come with it.
 * ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
-  high: spacers and tracking pixels; at most that in one dimension: a rule line or spacer; a spacer's
+  high: spacers, tracking pixels, bullets; at most that in one dimension: a rule line or border strip; a spacer's
   file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption, else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
 * ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
@@ -49,19 +63,27 @@ Each part is a setting; in the order they run:
 * ``link_names`` — WCAG 2.4.4/4.1.2 (axe ``link-name``): a link with no accessible name is named
   (``aria-label``) by the text alternatives it holds but does not expose (the ``alt`` of an
   ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
-  destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
+  destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An
+  image-map ``<area>`` without ``alt`` is named by its destination the same way. With the page's
+  scripts gone, an empty link (or area) to the page itself (``href="#"``, ``""``: nothing in it, no
+  destination to name it by) does nothing and is no longer a link (its ``href`` goes). An image
   in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
   the link text already says it), and so does one in a link named otherwise (its ``title``, another
   image's alt). ``<input type=image>`` without ``alt`` gets its ``value`` or
   ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
   ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
-* ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
-  label gets the visible label next to it: a ``<label>`` without ``for`` right before or after it
-  (linked by ``for``), else the short text right before it (at most ``label_max_chars``, as in
-  "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
+* ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``, ``label-title-only``): a form
+  control with no label gets the visible label next to it: a ``<label>`` without ``for`` right before
+  or after it (linked by ``for``), else its own ``title`` or ``placeholder`` (the page's name for it,
+  made its label), else the short text right before it (at most ``label_max_chars``, as in
+  "Name: [ ]"; or a row above holding only a "Keywords:" that ends in a colon), else, for a text
+  box, the text of the submit button beside it ("Search").
 * ``aria_attrs`` — WCAG 4.1.2 (axe ``aria-valid-attr``): ``aria-*`` attributes that WAI-ARIA does
   not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
-  ``aria-labeledby``) mean nothing to assistive technology and are dropped. A ``<span>``/``<div>``/``<i>``
+  ``aria-labeledby``) mean nothing to assistive technology and are dropped; so are widget states on
+  elements whose role takes none (``aria-expanded`` on a ``<div>``, ``aria-selected`` on an ``<li>``:
+  axe ``aria-allowed-attr``) and references to ids the page does not have (``aria-controls`` of a
+  panel a filter removed: axe ``aria-valid-attr-value``). A ``<span>``/``<div>``/``<i>``
   without a role that has an ``aria-label`` but no text and nothing focusable is a labelled icon
   (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``; ``role=heading``
   without ``aria-level`` (axe ``aria-required-attr``) gets WAI-ARIA's default level, 2, made explicit.

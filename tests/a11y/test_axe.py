@@ -1,6 +1,7 @@
 """axe-core on real pages before and after filtering: the filtered page never has a serious or
 critical violation the original did not have (issues 7 and 17), on ``GATE_PAGES`` pages of every
-shared corpus, for the declutter and reader presets; every other shipped preset on the first
+shared corpus and ``GATE_PAGES_PER_TYPE`` of every page type wcxb-dev labels (product, forum, listing …),
+for the declutter and reader presets; every other shipped preset on the first
 page of each corpus; and declutter leaves at most a quarter of the pages' serious and critical
 violations (a third per corpus on this small sample) and reader none (issue 17's targets). Totals and the full run:
 benchmarks/axe_report.py."""
@@ -11,12 +12,12 @@ import pytest
 
 from pagesieve import config as C
 from pagesieve.document import parse, serialize
-from tests.a11y.axe_run import GATE_PAGES, PRESETS, gated, sample
+from tests.a11y.axe_run import GATE_PAGES, GATE_PAGES_PER_TYPE, PRESETS, gated, sample
 from tests.conftest import run_filters
 
 pytestmark = pytest.mark.slow
 
-PAGES = sample(per_corpus=GATE_PAGES)
+PAGES = sample(per_corpus=GATE_PAGES, per_type=GATE_PAGES_PER_TYPE)
 #: The first sampled page of each corpus also runs through every other preset.
 FIRST = {p.corpus: p for p in reversed(PAGES)}
 
@@ -61,7 +62,7 @@ def _measure(axe, chains, page, name: str) -> set[str]:
 
 
 @pytest.mark.skipif(not PAGES, reason="shared corpora not found (set PAGESIEVE_CORPORA or PAGESIEVE_CORPUS)")
-@pytest.mark.parametrize("page", PAGES, ids=[f"{p.corpus}-{p.id[:8]}" for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[f"{p.corpus}-{p.page_type}-{p.id[:8]}" for p in PAGES])
 def test_no_new_serious_violation(axe, chains, page):
     before = _measure(axe, chains, page, "original")
     names = [n for n in chains if n in PRESETS or FIRST[page.corpus] is page]
