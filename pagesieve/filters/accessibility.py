@@ -54,7 +54,8 @@ Each part is a setting; in the order they run:
 * ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
   high: spacers, tracking pixels, bullets; at most that in one dimension: a rule line or border strip; a spacer's
-  file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption, else its ``title``. An image with
+  file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption (also
+  one ``main_content`` took out of the text: ``removed_captions``), else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
 * ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
   where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
@@ -387,7 +388,7 @@ class AccessibilitySettings:
 
 class AccessibilityFilter(Filter):
     name = "accessibility"
-    uses = ("removed_links_nav", "content_security_policy")
+    uses = ("removed_links_nav", "content_security_policy", "removed_captions")
     # Not in assigns: removed_links. What this filter removes (consent banners, <bgsound>, markup in
     # <title>, the caption of a figure whose image is gone) is not offered again; it runs after
     # removed_links in declutter.
@@ -410,7 +411,10 @@ class AccessibilityFilter(Filter):
         if body is root or not any(isinstance(c.tag, str) for c in body) and not (body.text or "").strip():
             return
         nav_path = self._removed_links_path(body, ctx) if s.removed_links_nav or s.main_landmark else None
+        removed = ctx.state.removed_captions  # captions a reader chain took out of a figure, by image
+        taken = {i: removed[img] for i, img in enumerate(body.iter("img")) if img in removed}
         body = ctx.checkpoint(body)  # every structural edit below happens on this copy (undone as one)
+        captions = {img: taken[i] for i, img in enumerate(body.iter("img")) if i in taken}
         nav = body.getroottree().xpath(nav_path)[0] if nav_path else None
         if s.overlays:
             self._overlays(body, ctx)
@@ -427,7 +431,7 @@ class AccessibilityFilter(Filter):
         if s.dead_widgets and _scripts_gone(page.root, ctx):
             self._dead_widgets(body, ctx)
         if s.image_alt:
-            self._images(body, ctx)
+            self._images(body, ctx, captions)
         if s.lists:
             self._lists(body, ctx)
         if s.link_names:
@@ -678,7 +682,7 @@ class AccessibilityFilter(Filter):
                      f"{roles[0]} (WCAG 4.1.2)" + ("; the element is what it is natively" if native else ""),
                      measured={"role": roles[0], "dropped": dropped, "now": el.get("role") or native or el.tag})
 
-    def _images(self, body: HtmlElement, ctx) -> None:
+    def _images(self, body: HtmlElement, ctx, taken: dict | None = None) -> None:
         s = self.settings
         for img in body.iter("img"):
             if img.get("alt") is not None or img.get("aria-label") or img.get("aria-labelledby"):
@@ -695,6 +699,9 @@ class AccessibilityFilter(Filter):
                 alt, source = "", "decorative spacer (by its file name)"
             else:
                 alt, source = _caption(img), "from the figure caption"
+                if not alt and next(img.iterancestors("figure"), None) is not None and (taken or {}).get(img):
+                    # the figure's caption an earlier filter took out of the text (main_content's captions)
+                    alt, source = _WS.sub(" ", (taken or {})[img]).strip(), "from the figure caption (taken out of the text)"
                 if not alt:
                     alt, source = _WS.sub(" ", img.get("title") or "").strip(), "from the title attribute"
                 if not alt:

@@ -837,3 +837,14 @@ def test_dead_widget_keeps_what_its_element_may_have():
                        "<div id=f role=tabpanel aria-labelledby='Videos Tab'></div>")
     assert by_id(page, "e").attrib.get("role") is None and by_id(page, "e").get("aria-label") == "Thumbnails"
     assert by_id(page, "f").get("role") is None and by_id(page, "f").get("aria-labelledby") is None
+
+
+def test_alt_from_a_figure_caption_main_content_took_out():
+    # reader: main_content removes the figure's caption from the text (captions are not article text)
+    # and hands it on; the image without alt gets it, as declutter's would from the caption it keeps
+    from tests.filters.test_main_content import ARTICLE_PAGE
+
+    html = ARTICLE_PAGE.replace("<img id=img src=bridge.jpg alt=bridge>", "<img id=img src=bridge.jpg>")
+    page, state, _ = run_filters([("main_content", {}), ("accessibility", {})], html)
+    assert by_id(page, "cap") is None and by_id(page, "img").get("alt") == "The old bridge, photo by A. Lens"
+    assert any("taken out of the text" in e["reason"] for e in actions(state, "alt"))
