@@ -8,7 +8,9 @@ Each part is a setting; in the order they run:
 
 * ``lang`` — WCAG 3.1.1 (axe ``html-has-lang``, ``html-lang-valid``): keep the page's ``lang``
   (``en_US`` is repaired to ``en-US``), else take ``<body lang>``, else detect it from the text
-  (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``.
+  (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``. The
+  ``lang`` of a part of the page (WCAG 3.1.2, axe ``valid-lang``) is repaired the same way, or dropped
+  when it is no language tag at all (the part then has the page's language).
 * ``zoom`` — WCAG 1.4.4 (axe ``meta-viewport``): ``user-scalable=no`` and a ``maximum-scale``
   below :data:`MIN_MAX_SCALE` are dropped from ``<meta name=viewport>``.
 * ``title`` — WCAG 2.4.2 (axe ``document-title``): an empty or missing ``<title>`` gets the first
@@ -33,14 +35,27 @@ Each part is a setting; in the order they run:
   exposed, they would be links without a name (axe ``link-name``).
 * ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
-  ``<div>`` blocks in reading order (row by row), its content untouched.
+  ``<div>`` blocks in reading order (row by row), its content untouched. Its colours stay: a
+  ``bgcolor``/``background`` becomes the same inline style (WCAG 1.4.3, axe ``color-contrast``: text
+  coloured for that background would otherwise be left on white).
 * ``table_headers`` — WCAG 1.3.1 (axe ``th-has-data-cells``, ``scope-attr-valid``): in data
   tables ``<th>`` without ``scope`` gets ``scope="col"`` (a row of header cells, or in
   ``<thead>``) or ``scope="row"`` (the first cell of a row of data cells).
+* ``dead_widgets`` — WCAG 4.1.2 (axe ``aria-command-name``, ``nested-interactive``,
+  ``aria-required-children``, ``listitem``): when no script of the page can run (it is served with
+  ``script-src 'none'``, the policy ``ignore``'s ``scripts`` asks for), the widget roles scripts
+  drove (``SCRIPTED_ROLES``: button, tab, tablist, tabpanel, menu, option, dialog …) are dropped from
+  elements that are not form fields, with the states only widgets take (``aria-selected``,
+  ``aria-pressed``, ``aria-modal`` …) and, on elements that are no control natively, a ``tabindex`` that
+  made them focusable: a screen reader would announce a control that does nothing. A link or a
+  button stays what it is natively; a plain block loses a name it may not have (its text speaks), a
+  named one without text becomes ``role=img``. Reader chains widen to a page's own ``<main>``
+  (``main_content``): on shops its image carousels, tab sets and pop-ups come with it.
 * ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
-  high: spacers and tracking pixels; at most that in one dimension: a rule line or spacer; a spacer's
-  file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption, else its ``title``. An image with
+  high: spacers, tracking pixels, bullets; at most that in one dimension: a rule line or border strip; a spacer's
+  file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption (also
+  one ``main_content`` took out of the text: ``removed_captions``), else its ``title``. An image with
   none of these is left as it is (and noted): a made-up text would be worse.
 * ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
   where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
@@ -49,19 +64,27 @@ Each part is a setting; in the order they run:
 * ``link_names`` — WCAG 2.4.4/4.1.2 (axe ``link-name``): a link with no accessible name is named
   (``aria-label``) by the text alternatives it holds but does not expose (the ``alt`` of an
   ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
-  destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An image
+  destination (host and path, at most ``link_name_max_chars``): a fact, never a guess. An
+  image-map ``<area>`` without ``alt`` is named by its destination the same way. With the page's
+  scripts gone, an empty link (or area) to the page itself (``href="#"``, ``""``: nothing in it, no
+  destination to name it by) does nothing and is no longer a link (its ``href`` goes). An image
   in a link that has text of its own gets ``alt=""`` (WAI images tutorial, functional images:
   the link text already says it), and so does one in a link named otherwise (its ``title``, another
   image's alt). ``<input type=image>`` without ``alt`` gets its ``value`` or
   ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
   ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
-* ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``): a form control with no
-  label gets the visible label next to it: a ``<label>`` without ``for`` right before or after it
-  (linked by ``for``), else the short text right before it (at most ``label_max_chars``, as in
-  "Name: [ ]"), else, for a text box, the text of the submit button beside it ("Search").
+* ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``, ``label-title-only``): a form
+  control with no label gets the visible label next to it: a ``<label>`` without ``for`` right before
+  or after it (linked by ``for``), else its own ``title`` or ``placeholder`` (the page's name for it,
+  made its label), else the short text right before it (at most ``label_max_chars``, as in
+  "Name: [ ]"; or a row above holding only a "Keywords:" that ends in a colon), else, for a text
+  box, the text of the submit button beside it ("Search").
 * ``aria_attrs`` — WCAG 4.1.2 (axe ``aria-valid-attr``): ``aria-*`` attributes that WAI-ARIA does
   not define (``ARIA_ATTRS``: ARIA 1.2 §6.7 and the 1.3 braille properties; a misspelling such as
-  ``aria-labeledby``) mean nothing to assistive technology and are dropped. A ``<span>``/``<div>``/``<i>``
+  ``aria-labeledby``) mean nothing to assistive technology and are dropped; so are widget states on
+  elements whose role takes none (``aria-expanded`` on a ``<div>``, ``aria-selected`` on an ``<li>``:
+  axe ``aria-allowed-attr``) and references to ids the page does not have (``aria-controls`` of a
+  panel a filter removed: axe ``aria-valid-attr-value``). A ``<span>``/``<div>``/``<i>``
   without a role that has an ``aria-label`` but no text and nothing focusable is a labelled icon
   (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``; ``role=heading``
   without ``aria-level`` (axe ``aria-required-attr``) gets WAI-ARIA's default level, 2, made explicit.
@@ -229,6 +252,34 @@ UNLABELLED_INPUTS = frozenset({"hidden", "submit", "reset", "button", "image"})
 #: the mailing list"): the text right after one is its label up to this many characters.
 CHOICE_LABEL_MAX_CHARS = 120
 TEXT_INPUTS = frozenset({"text", "search", "email", "url", "tel", "number", "password", "textarea"})
+#: Widget roles that only a script makes work (WAI-ARIA 1.2 §5.3.2 widget and composite roles, and the
+#: dialog window roles): with the page's scripts gone, an element that is not a control of its own
+#: announces a control that does nothing (dead_widgets). Text boxes are left (contenteditable works alone).
+SCRIPTED_ROLES = frozenset("button link tab tablist tabpanel menu menubar menuitem menuitemcheckbox menuitemradio "
+                           "option listbox radiogroup radio checkbox switch slider spinbutton scrollbar tree treeitem "
+                           "combobox dialog alertdialog".split())
+#: Elements that are controls without a script: their own semantics stay (a role on them is dropped,
+#: the element is what it says natively); form fields are left alone entirely.
+FORM_FIELDS = frozenset({"input", "select", "textarea", "option", "optgroup", "datalist"})
+#: States and properties that only widget roles take (WAI-ARIA 1.2 §6.6: not global): on an element
+#: without a role whose own role takes none of them (a <div>, <span>, <li>, <p> …) they mean nothing
+#: (axe aria-allowed-attr).
+WIDGET_STATES = frozenset("aria-expanded aria-pressed aria-selected aria-checked aria-modal aria-valuenow aria-valuemin "
+                          "aria-valuemax aria-valuetext aria-orientation aria-multiselectable aria-readonly aria-required "
+                          "aria-autocomplete aria-activedescendant aria-multiline aria-placeholder".split())
+#: What the native roles of links and buttons take of those (a <details> takes none: its <summary> does).
+NATIVE_STATES = {"button": frozenset({"aria-expanded", "aria-pressed"}), "link": frozenset({"aria-expanded"}),
+                 "summary": frozenset({"aria-expanded", "aria-pressed"})}
+#: Elements whose role is generic: a name on them is not allowed (axe aria-prohibited-attr).
+GENERIC_TAGS = frozenset({"div", "span", "i", "b", "a", "font", "center", "u", "s", "small"})
+#: Attributes that refer to other elements by id (WAI-ARIA ID reference lists).
+IDREF_ATTRS = ("aria-controls", "aria-owns", "aria-activedescendant", "aria-describedby", "aria-labelledby",
+               "aria-details", "aria-errormessage", "aria-flowto")
+#: Elements whose own role takes none of WIDGET_STATES (generic, paragraph, list, listitem, heading,
+#: sectioning and phrasing elements): the states are dropped there.
+STATELESS_TAGS = frozenset("div span p i b em strong small u s font center section article header footer nav aside "
+                           "ul ol li dl dt dd h1 h2 h3 h4 h5 h6 figure figcaption blockquote label img picture svg "
+                           "address main".split())
 
 
 @dataclass(frozen=True)
@@ -262,6 +313,10 @@ class AccessibilitySettings:
     aria_hidden_min_chars: int = setting(100, "Content hidden by aria-hidden with at least this many characters "
                                               "of text is exposed again (smaller, unfocusable ones are icons).",
                                          minimum=1, group="advanced", scope="user")
+    dead_widgets: bool = setting(True, "When the page's scripts are gone (a policy forbids them: ignore's scripts "
+                                       "setting), drop the widget roles they drove (role=button, tab, menu, dialog …) "
+                                       "from elements that are not controls themselves: a screen reader would announce "
+                                       "controls that do nothing (WCAG 4.1.2).", group="accessibility", scope="user")
     layout_tables: bool = setting(True, "Turn layout tables (not data tables: single row or column, nested, "
                                         "role=presentation, no header cells) into blocks in reading order "
                                         "(WCAG 1.3.2).", group="accessibility", scope="user")
@@ -269,8 +324,10 @@ class AccessibilitySettings:
                                         "(WCAG 1.3.1).", group="accessibility", scope="user")
     image_alt: bool = setting(True, "Give images without alt one: \"\" when decorative, else the figure caption, "
                                     "else the title (WCAG 1.1.1).", group="accessibility", scope="user")
-    decorative_max_px: int = setting(3, "An image at most this many pixels wide and high (width/height "
-                                        "attributes) is a spacer or tracking pixel: decorative, alt=\"\".",
+    decorative_max_px: int = setting(8, "An image at most this many pixels wide and high (width/height "
+                                        "attributes) is a spacer, tracking pixel or bullet, and one at most this "
+                                        "many high or wide a rule or border strip (too small to show a picture or "
+                                        "legible text): decorative, alt=\"\".",
                                      minimum=0, group="advanced", scope="user")
     alt_max_chars: int = setting(150, "A caption used as alt text is cut to this many characters at a word "
                                       "(WebAIM alt-text guidance: short; screen readers read alt in one go).",
@@ -331,7 +388,7 @@ class AccessibilitySettings:
 
 class AccessibilityFilter(Filter):
     name = "accessibility"
-    uses = ("removed_links_nav",)
+    uses = ("removed_links_nav", "content_security_policy", "removed_captions")
     # Not in assigns: removed_links. What this filter removes (consent banners, <bgsound>, markup in
     # <title>, the caption of a figure whose image is gone) is not offered again; it runs after
     # removed_links in declutter.
@@ -354,7 +411,10 @@ class AccessibilityFilter(Filter):
         if body is root or not any(isinstance(c.tag, str) for c in body) and not (body.text or "").strip():
             return
         nav_path = self._removed_links_path(body, ctx) if s.removed_links_nav or s.main_landmark else None
+        removed = ctx.state.removed_captions  # captions a reader chain took out of a figure, by image
+        taken = {i: removed[img] for i, img in enumerate(body.iter("img")) if img in removed}
         body = ctx.checkpoint(body)  # every structural edit below happens on this copy (undone as one)
+        captions = {img: taken[i] for i, img in enumerate(body.iter("img")) if i in taken}
         nav = body.getroottree().xpath(nav_path)[0] if nav_path else None
         if s.overlays:
             self._overlays(body, ctx)
@@ -364,14 +424,18 @@ class AccessibilityFilter(Filter):
             self._motion(body, ctx)
         if s.aria_hidden:
             self._aria_hidden(body, ctx)
+        if s.lang:
+            self._inner_langs(body, ctx)
         if s.layout_tables or s.table_headers:
             self._tables(body, ctx)
+        if s.dead_widgets and _scripts_gone(page.root, ctx):
+            self._dead_widgets(body, ctx)
         if s.image_alt:
-            self._images(body, ctx)
+            self._images(body, ctx, captions)
         if s.lists:
             self._lists(body, ctx)
         if s.link_names:
-            self._link_names(body, ctx)
+            self._link_names(body, ctx, _scripts_gone(page.root, ctx))
         if s.form_labels:
             self._form_labels(body, ctx)
         if s.aria_attrs:
@@ -438,6 +502,22 @@ class AccessibilityFilter(Filter):
                 value, source = s.default_lang, "default_lang"
         ctx.set_attr(root, "lang", value)
         ctx.note("lang", root, f"page lang set from {source}", measured={"declared": declared or None, "lang": value})
+
+    @staticmethod
+    def _inner_langs(body: HtmlElement, ctx) -> None:
+        """The lang of a part of the page (WCAG 3.1.2, axe valid-lang): ``en_US`` repaired to ``en-US``; a
+        value that is no language tag at all is dropped (the part then has the page's language)."""
+        for el in body.xpath(".//*[@lang]"):
+            declared = (el.get("lang") or "").strip()
+            if not declared or VALID_LANG.match(declared):
+                continue
+            repaired = declared.replace("_", "-")
+            if VALID_LANG.match(repaired):
+                el.set("lang", repaired)
+                ctx.note("lang", el, "lang of a part of the page repaired to BCP 47 form", measured={"declared": declared})
+            else:
+                del el.attrib["lang"]
+                ctx.note("lang", el, "lang that is no language tag dropped", measured={"declared": declared})
 
     def _title(self, page, ctx) -> None:
         root = page.root
@@ -545,10 +625,12 @@ class AccessibilityFilter(Filter):
                 rows = sum(1 for p in parts[table] if p.tag == "tr")
                 for p in parts[table]:
                     p.tag = "div"
+                    _keep_colours(p)
                     _drop_attrs(p, TABLE_ATTRS)
                 for p in [c for c in table if isinstance(c.tag, str) and c.tag in ("colgroup", "col")]:
                     table.remove(p)
                 table.tag = "div"
+                _keep_colours(table)
                 _drop_attrs(table, TABLE_ATTRS)
                 if (table.get("role") or "").strip().lower() in ("presentation", "none"):
                     del table.attrib["role"]
@@ -571,7 +653,36 @@ class AccessibilityFilter(Filter):
             th.set("scope", scope)
             ctx.note("scope", th, f"header cell given scope={scope} (WCAG 1.3.1)")
 
-    def _images(self, body: HtmlElement, ctx) -> None:
+    @staticmethod
+    def _dead_widgets(body: HtmlElement, ctx) -> None:
+        """With the page's scripts gone, the widget roles they drove are dropped (module doc)."""
+        for el in body.iter():
+            if not isinstance(el.tag, str) or el.tag in FORM_FIELDS:
+                continue
+            roles = (el.get("role") or "").strip().lower().split()
+            if not roles or roles[0] not in SCRIPTED_ROLES or next(el.iterancestors("select"), None) is not None:
+                continue
+            native = _native_role(el)
+            del el.attrib["role"]
+            dropped = [a for a in el.attrib if a in WIDGET_STATES and a not in NATIVE_STATES.get(native or "", ())]
+            for a in dropped:
+                del el.attrib[a]
+            if native is None:
+                if el.get("tabindex") is not None and not el.get("tabindex", "").strip().startswith("-"):
+                    del el.attrib["tabindex"]  # focusable only to be operated
+                    dropped.append("tabindex")
+                labelled = [a for a in ("aria-label", "aria-labelledby") if el.get(a) is not None]
+                if labelled and el.tag in GENERIC_TAGS and (dom.text_of(el) or not _has_name(el) or FOCUSABLE(el)):
+                    for a in labelled:  # a plain block cannot be named (axe aria-prohibited-attr): its text speaks
+                        del el.attrib[a]
+                    dropped += labelled
+                elif labelled and el.tag in GENERIC_TAGS and not len(el):
+                    el.set("role", "img")  # a named icon (an icon button with no script to press it)
+            ctx.note("aria", el, f"role={roles[0]} dropped: the page's scripts are gone, so it is no "
+                     f"{roles[0]} (WCAG 4.1.2)" + ("; the element is what it is natively" if native else ""),
+                     measured={"role": roles[0], "dropped": dropped, "now": el.get("role") or native or el.tag})
+
+    def _images(self, body: HtmlElement, ctx, taken: dict | None = None) -> None:
         s = self.settings
         for img in body.iter("img"):
             if img.get("alt") is not None or img.get("aria-label") or img.get("aria-labelledby"):
@@ -588,6 +699,9 @@ class AccessibilityFilter(Filter):
                 alt, source = "", "decorative spacer (by its file name)"
             else:
                 alt, source = _caption(img), "from the figure caption"
+                if not alt and next(img.iterancestors("figure"), None) is not None and (taken or {}).get(img):
+                    # the figure's caption an earlier filter took out of the text (main_content's captions)
+                    alt, source = _WS.sub(" ", (taken or {})[img]).strip(), "from the figure caption (taken out of the text)"
                 if not alt:
                     alt, source = _WS.sub(" ", img.get("title") or "").strip(), "from the title attribute"
                 if not alt:
@@ -656,8 +770,20 @@ class AccessibilityFilter(Filter):
             ctx.note("list", ul, f"{len(run)} <li> outside any list wrapped in <ul> (WCAG 1.3.1; axe listitem)",
                      measured={"parent": dom.describe(parent)})
 
-    def _link_names(self, body: HtmlElement, ctx) -> None:
+    def _link_names(self, body: HtmlElement, ctx, scripts_gone: bool = False) -> None:
         limit = self.settings.link_name_max_chars
+        for area in body.iter("area"):
+            if area.get("href") is None or (area.get("alt") or "").strip() or _has_name(area):
+                continue
+            name = _destination(area.get("href") or "", limit)
+            if name:
+                area.set("alt", name)
+                ctx.note("alt", area, "image-map area without alt named by its destination (WCAG 1.1.1, 2.4.4)",
+                         measured={"alt": name})
+            elif scripts_gone:
+                del area.attrib["href"]
+                ctx.note("link name", area, "image-map area to the page itself without a name: with the page's "
+                         "scripts gone it does nothing; no longer a link", measured={"href": ""})
         for a in body.iter("a"):
             if a.get("href") is None:
                 continue
@@ -682,6 +808,11 @@ class AccessibilityFilter(Filter):
                 name, source = _shorten(" ".join(hidden), limit), "the text alternatives inside it"
             else:
                 name, source = _destination(a.get("href") or "", limit), "its destination"
+            if not name and scripts_gone and not imgs and not _spoken(a):
+                href = a.attrib.pop("href")
+                ctx.note("link name", a, "empty link to the page itself (nothing in it, no destination): with the "
+                         "page's scripts gone it does nothing; no longer a link (WCAG 2.4.4)", measured={"href": href})
+                continue
             if not name:
                 ctx.note("link name", a, "link without a name and without a destination to name it by; left")
                 continue
@@ -718,7 +849,7 @@ class AccessibilityFilter(Filter):
         labelled = {(lb.get("for") or "").strip() for lb in body.iter("label")} - {""}
         for ctl in list(body.iter("input", "select", "textarea")):
             kind = (ctl.get("type") or "text").strip().lower() if ctl.tag == "input" else ctl.tag
-            if kind in UNLABELLED_INPUTS or _has_name(ctl, placeholder=True):
+            if kind in UNLABELLED_INPUTS or _has_label(ctl):
                 continue
             if ctl.get("id") and ctl.get("id") in labelled or next(ctl.iterancestors("label"), None) is not None:
                 continue
@@ -734,6 +865,12 @@ class AccessibilityFilter(Filter):
                 ctx.note("label", ctl, "form control linked to the <label> beside it (WCAG 1.3.1)",
                          measured={"label": dom.text_of(label)[:60]})
                 continue
+            own = _WS.sub(" ", ctl.get("title") or ctl.get("placeholder") or "").strip()
+            if own:  # the page's own name for it, shown as a tooltip or in the empty field
+                ctl.set("aria-label", own)
+                ctx.note("label", ctl, "form control named only by its title or placeholder: that text made its "
+                         "label (WCAG 1.3.1, 4.1.2; axe label-title-only)", measured={"label": own})
+                continue
             if not text and kind in ("checkbox", "radio"):
                 text, source = _text_after(ctl, CHOICE_LABEL_MAX_CHARS), "the text right after it"
             if not text and kind in TEXT_INPUTS:
@@ -747,6 +884,20 @@ class AccessibilityFilter(Filter):
 
     @staticmethod
     def _aria_attrs(body: HtmlElement, ctx) -> None:
+        ids = set(body.getroottree().xpath("//@id"))
+        for el in body.xpath(".//*[" + " or ".join("@" + a for a in IDREF_ATTRS) + "]"):
+            for name in IDREF_ATTRS:
+                refs = (el.get(name) or "").split()
+                if not refs or all(r in ids for r in refs):
+                    continue
+                kept = [r for r in refs if r in ids]
+                if kept:
+                    el.set(name, " ".join(kept))
+                else:
+                    del el.attrib[name]
+                ctx.note("aria", el, f"{name} pointed at elements the page does not have: "
+                         + ("those ids dropped" if kept else "dropped") + " (WCAG 4.1.2; axe aria-valid-attr-value)",
+                         measured={"missing": [r for r in refs if r not in ids][:5]})
         for el in body.iter("span", "div", "i"):
             # A name on a plain <span>/<div> (no role) is not allowed (axe aria-prohibited-attr) and
             # assistive technology may ignore it; one with no text and nothing focusable inside is an
@@ -764,6 +915,15 @@ class AccessibilityFilter(Filter):
             el.set("aria-level", "2")
             ctx.note("aria", el, "role=heading without aria-level: the default level 2 made explicit (WCAG 4.1.2; "
                      "axe aria-required-attr)")
+        for el in body.iter(*STATELESS_TAGS, "a"):
+            if (el.get("role") or "").strip() or el.tag == "a" and el.get("href") is not None:
+                continue
+            states = [n for n in el.attrib if n in WIDGET_STATES]
+            for name in states:
+                del el.attrib[name]
+            if states:
+                ctx.note("aria", el, f"widget states on a <{el.tag}>, whose role takes none of them, dropped (WCAG "
+                         "4.1.2; axe aria-allowed-attr)", measured={"attributes": states})
         for el in body.iter():
             if not isinstance(el.tag, str):
                 continue
@@ -1043,6 +1203,15 @@ def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:
     return any(root.xpath("//*[@id=$i]", i=i) for i in ids)
 
 
+def _has_label(ctl: HtmlElement) -> bool:
+    """A form control's label that is not a tooltip or a placeholder: aria-label, a resolvable
+    aria-labelledby (a ``<label>`` is checked by the caller)."""
+    if (ctl.get("aria-label") or "").strip():
+        return True
+    root = ctl.getroottree()
+    return any(root.xpath("//*[@id=$i]", i=i) for i in (ctl.get("aria-labelledby") or "").split())
+
+
 def _hidden_alternatives(el: HtmlElement) -> list[str]:
     """The text alternatives inside ``el`` that do not reach its accessible name: the alt of
     hidden images, titles and aria-labels of its descendants (each once, in order)."""
@@ -1125,6 +1294,12 @@ def _text_before(ctl: HtmlElement, limit: int) -> str:
             cell = parent.getprevious()
             if cell is not None and cell.tag in ("td", "th", "div") and not cell.xpath(".//input|.//select|.//textarea"):
                 text = dom.text_of(cell)
+            row = parent.getparent()
+            if cell is None and row is not None and row.tag in ("tr", "div") and row.getprevious() is not None:
+                above = row.getprevious()  # the row above: "<tr><td>Keywords:</td></tr><tr><td>[ ]</td></tr>"
+                if above.tag == row.tag and not above.xpath(".//input|.//select|.//textarea|.//button|.//a"):
+                    said = dom.text_of(above)
+                    text = said if said.endswith(":") else ""  # a label says what follows: it ends in a colon
     text = text.rstrip(" :*")  # "Name: *" -> "Name": the colon and required-field star are not the name
     return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
 
@@ -1188,6 +1363,26 @@ def _spoken(el: HtmlElement) -> bool:
                                             "self::video or self::audio or self::object or self::embed]"))
 
 
+def _scripts_gone(root: HtmlElement, ctx) -> bool:
+    """Whether no script of the page can run: the page is served with ``script-src 'none'`` (the
+    policy ignore's scripts setting asks for, or one the page declares in a ``<meta>``)."""
+    policies = [ctx.state.content_security_policy or ""] + [
+        m.get("content") or "" for m in root.iter("meta")
+        if (m.get("http-equiv") or "").strip().lower() == "content-security-policy"]
+    return any(re.search(r"(?:^|;)\s*script-src\s+'none'\s*(?:;|$)", p, re.I) for p in policies)
+
+
+def _native_role(el: HtmlElement) -> str | None:
+    """The role of a control that works without script (a link, a button, a summary), else None."""
+    if el.tag in ("a", "area") and el.get("href") is not None:
+        return "link"
+    if el.tag == "button":
+        return "button"
+    if el.tag == "summary":
+        return "summary"
+    return None
+
+
 def _single_main(body: HtmlElement) -> HtmlElement | None:
     mains = MAINS(body)
     return mains[0] if len(mains) == 1 else None
@@ -1238,6 +1433,28 @@ def _unnest(el: HtmlElement) -> None:
         kids[-1].tail = (kids[-1].tail or "") + (tail or "")
     else:
         el.tail = (el.tail or "") + (tail or "")
+
+
+#: A colour value an HTML attribute may hold that CSS reads the same (a name, #rgb/#rrggbb).
+_COLOUR = re.compile(r"^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|[a-zA-Z]{3,20})$")
+
+
+def _keep_colours(el: HtmlElement) -> None:
+    """A table part that becomes a ``<div>`` keeps the colours its presentational attributes gave it
+    (``bgcolor``, ``background``) as the same inline style: text coloured for that background
+    (a ``<font color>``, a cell's own style) would otherwise be left on the page's (axe color-contrast)."""
+    decls = []
+    bg = (el.get("bgcolor") or "").strip()
+    if re.fullmatch(r"[0-9a-fA-F]{6}", bg):  # HTML's legacy colour parsing reads "ff6600" as #ff6600
+        bg = "#" + bg
+    if _COLOUR.match(bg):
+        decls.append(f"background-color:{bg}")
+    image = (el.get("background") or "").strip()
+    if image and not re.search(r"[\s()'\"\\]", image):
+        decls.append(f"background-image:url({image})")
+    if decls:
+        style = (el.get("style") or "").strip().rstrip(";")
+        el.set("style", ";".join(decls) + (";" + style if style else ""))  # the element's own style wins
 
 
 def _drop_attrs(el: HtmlElement, names: frozenset) -> None:

@@ -62,6 +62,26 @@ def script_attributes(root: HtmlElement) -> list[tuple[HtmlElement, str, str]]:
     return out
 
 
+#: The declarations of a style attribute that give text and its background their colours.
+_COLOUR_PROPERTIES = ("color", "background-color", "background", "background-image")
+
+
+def _colours(style: str) -> str:
+    """What of a style attribute is kept when the attribute is ignored: a background and the text colour
+    set with it, as a pair (issue 17). Dropped alone, a background leaves text coloured for it elsewhere
+    (a child's own colour, the site's style sheet) on the page's background: light on white (axe
+    color-contrast). A text colour without a background goes with the rest: the text then inherits."""
+    decls = []
+    for part in style.split(";"):
+        name, sep, value = part.partition(":")
+        name = name.strip().lower()
+        if sep and name in _COLOUR_PROPERTIES and value.strip() and "url(" not in value.lower():
+            decls.append(f"{name}:{value.strip()}")
+    if not any(d.startswith("background") for d in decls):
+        return ""
+    return ";".join(decls)
+
+
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:")
 #: data: documents a browser may run script in (as a frame, object or navigation; images never do).
 SCRIPT_DATA_TYPES = ("data:text/html", "data:application/xhtml", "data:text/xml", "data:application/xml",
@@ -79,7 +99,8 @@ class IgnoreSettings:
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
-    style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden).",
+    style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden; "
+                                           "a background colour stays, with the text colour set beside it).",
                                      group="ignore", scope="user")
     style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
                                                               "(the paper: <div>); [\"*\"] means all.", group="ignore", scope="preset")
@@ -178,7 +199,7 @@ class IgnoreFilter(Filter):
                 if node.get("style") is not None:
                     if HIDDEN_STYLE(node):
                         ctx.set_attr(node, "hidden", "")
-                    ctx.set_attr(node, "style", None)
+                    ctx.set_attr(node, "style", _colours(node.get("style")) or None)
         if s.table_cell_widths:
             for node in list(root.iter("td", "th", "table", "col", "colgroup")):
                 if node.get("width") is not None:

@@ -28,8 +28,8 @@ Sources (each threshold's doc names its own):
   unlikely blocks inside, has fewer than ``min_article_chars`` it runs again over every
   paragraph (Readability's retry without ``FLAG_STRIP_UNLIKELYS``).
 * **Cleanup inside the chosen node** — Readability's ``_prepArticle``/``_cleanConditionally``
-  and HTML semantics: hidden elements; ``nav``/``aside``/``footer``/``form`` blocks and
-  navigation roles; blocks named like bylines, dates, share bars, related lists, comments,
+  and HTML semantics: hidden elements; ``nav``/``aside``/``footer``/``form``/``dialog`` blocks,
+  navigation and dialog roles; blocks named like bylines, dates, share bars, related lists, comments,
   newsletters, ads (``BOILERPLATE``); short blocks that are only a label ("Advertisement",
   "Read more"); image captions, credits and galleries (``captions``; the images stay); headings
   that repeat the page title (``title_overlap``); lists, tables and divisions with fewer than
@@ -126,9 +126,12 @@ CAPTION_TAGS = frozenset({"figcaption"})
 LABEL = re.compile(r"^\W*(?:advert(?:isement)?|ad|sponsored(?: content)?|read more|related(?: articles| stories)?|"
                    r"more stories|share(?: this)?(?: article| story)?|tags?|comments?|subscribe|continue reading|"
                    r"story continues below(?: advertisement)?|skip ad)\W*$", re.I)
+#: Dialogs too (Readability's UNLIKELY_ROLES: alertdialog, dialog): a modal a script opens over the page (sign-up,
+#: video player, store picker) is not the page's content, and a widened main block brings them in (issue 17).
 BOILERPLATE_ROLES = frozenset({"navigation", "complementary", "contentinfo", "banner", "search", "menu", "menubar",
-                               "toolbar"})
-BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "form", "button", "select", "textarea", "input", "menu"})
+                               "toolbar", "dialog", "alertdialog"})
+BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "form", "button", "select", "textarea", "input", "menu",
+                              "dialog"})
 COMMAS = re.compile(r"[\u002C\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C]")
 SENTENCE_END = re.compile(r"\.( |$)")
 _SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math", "iframe", "object",

@@ -14,7 +14,8 @@ tests/a11y``, which scripts/setup.sh runs) is then evaluated in the page and run
 
 The page sets: every corpus folder under ``../shared/data/extraction/`` (``PAGESIEVE_CORPUS``
 names one folder instead), each sampled at every ``step``-th page in ``truth.jsonl`` order; the
-gate in ``make test`` takes ``GATE_PAGES`` pages of each corpus, the benchmark
+gate in ``make test`` takes ``GATE_PAGES`` pages of each corpus and ``GATE_PAGES_PER_TYPE`` of each
+page type of a corpus that labels them, the benchmark
 (benchmarks/axe_report.py) any step down to 1 (every page).
 
 :meth:`Axe.spoken` reads the same headless Chromium's accessibility tree (Chrome DevTools
@@ -47,6 +48,9 @@ STEP = 15
 #: x (1 + 2 presets) axe runs, plus the other presets on one page of each corpus, stay within a few
 #: minutes on a shared 2-core machine (3 pages took 8 min under a load of 12).
 GATE_PAGES = 2
+#: And, in a corpus that labels its pages' types (wcxb-dev: article, product, forum …), this many
+#: pages of each type besides (issue 17: the gate sees every kind of page).
+GATE_PAGES_PER_TYPE = 1
 PRESETS = ("declutter", "reader")
 #: Where the page is "loaded from" (never resolved: the route handler answers it).
 PAGE_URL = "https://page.invalid/"
@@ -226,15 +230,25 @@ def corpus_rows(corpus: Path) -> list[CorpusPage]:
     return out
 
 
-def sample(step: int = STEP, per_corpus: int | None = None) -> list[CorpusPage]:
+def sample(step: int = STEP, per_corpus: int | None = None, per_type: int | None = None) -> list[CorpusPage]:
     """Every ``step``-th page of each corpus (first page first); with ``per_corpus``, that many
-    pages spread evenly over each corpus instead."""
+    pages spread evenly over each corpus instead; with ``per_type`` too, in a corpus that labels its
+    pages' types (wcxb-dev), at least that many pages of each type (the middle page of each of
+    ``per_type`` equal slices of that type's pages, truth.jsonl order), so every kind of page is seen."""
     out = []
     for corpus in corpora():
         rows = corpus_rows(corpus)
         n = max(1, len(rows) // per_corpus) if per_corpus else max(1, step)
         picked = rows[::n]
-        out += picked[:per_corpus] if per_corpus else picked
+        picked = picked[:per_corpus] if per_corpus else picked
+        types = sorted({r.page_type for r in rows})
+        if per_type and corpus.name not in CORPUS_KIND and len(types) > 1:
+            for kind in types:
+                of_kind = [r for r in rows if r.page_type == kind]
+                k = max(1, len(of_kind) // per_type)
+                have = sum(r.page_type == kind for r in picked)
+                picked += [r for r in of_kind[k // 2::k] if r not in picked][:max(0, per_type - have)]
+        out += picked
     return out
 
 

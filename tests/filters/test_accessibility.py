@@ -264,8 +264,10 @@ def test_headings_off_leaves_the_outline():
     ("<img id=i src=a.png role=presentation>", ""),
     ("<img id=i src=a.png aria-hidden=true>", ""),
     ("<img id=i src=px.gif width=1 height=1>", ""),
-    ("<img id=i src=px.gif width=3 height=3px>", ""),  # decorative_max_px = 3
-    ("<img id=i src=a.png width=4 height=4>", None),  # one pixel over: not decorative, nothing known
+    ("<img id=i src=px.gif width=3 height=3px>", ""),
+    ("<img id=i src=dian1.jpg width=4 height=7>", ""),  # a bullet (decorative_max_px = 8)
+    ("<img id=i src=topcurve.gif width=610 height=8>", ""),  # a border strip: too low for a picture or text
+    ("<img id=i src=a.png width=9 height=9>", None),  # one pixel over: not decorative, nothing known
     ("<img id=i src=a.png title='A map of the valley'>", "A map of the valley"),
     ("<img id=i src=a.png>", None),  # no caption, no title: left as it is (a made-up alt is worse)
     ("<img id=i src='http://[oops/spacer.gif'>", None),  # a src that cannot be parsed names no spacer file
@@ -492,7 +494,8 @@ def test_overlay_removal_undone_when_it_would_take_the_article():
 
 
 EVERYTHING = (
-    "<html><head><meta name=viewport content='width=device-width, maximum-scale=1, user-scalable=no'></head>"
+    "<html><head><meta name=viewport content='width=device-width, maximum-scale=1, user-scalable=no'>"
+    "<meta http-equiv=Content-Security-Policy content=\"script-src 'none'\"></head>"
     "<body><nav><a href=/ tabindex=2>Home</a></nav>"
     "<div class=cookie-banner id=cookie>We use cookies.</div>"
     f"<div id=art><h3 id=h>Floods</h3><h5 id=h5>Later</h5><p>{STORY}</p>"
@@ -502,7 +505,8 @@ EVERYTHING = (
     "<video id=v autoplay src=a.mp4></video><marquee id=m>news</marquee>"
     "<ul><li>a</li><div id=stray>b</div></ul><p><a id=icon href='https://twitter.com/x'><i></i></a></p>"
     "<form>Name: <input id=field name=n aria-labeledby=x></form>"
-    "<div id=hidden aria-hidden=true><a href=/x>More</a></div></div></body></html>")
+    "<div id=hidden aria-hidden=true><a href=/x>More</a></div><div id=widget role=button tabindex=0>Play</div>"
+    "</div></body></html>")
 
 def head_css(page):
     return "".join(st.text or "" for st in page.root.findall("head/style"))
@@ -528,6 +532,7 @@ REPAIRS = {
     "headings": lambda p: (by_id(p, "h").tag, by_id(p, "h5").tag) == ("h1", "h2"),
     "skip_link": lambda p: p.root.find(f".//a[@class='{SKIP_CLASS}']") is not None,
     "content_first": lambda p: p.root.find(f".//div[@class='{LATER_CLASS}']") is not None,
+    "dead_widgets": lambda p: by_id(p, "widget").get("role") is None,
     "link_underline": lambda p: LINK_STYLE in head_css(p),
 }
 
@@ -613,7 +618,7 @@ def test_button_names(fragment, label):
 
 
 def test_undefined_aria_attributes_dropped_defined_ones_kept():
-    page, state = a11y(main_of("<p id=p aria-labeledby=x aria-describedby=d ARIA-FOO=1 data-aria-x=2>t</p>"))
+    page, state = a11y(main_of("<p id=p aria-labeledby=x aria-describedby=d ARIA-FOO=1 data-aria-x=2>t</p><i id=d>"))
     assert sorted(by_id(page, "p").attrib) == ["aria-describedby", "data-aria-x", "id"]
     assert actions(state, "aria")[0]["measured"] == {"attributes": ["aria-labeledby", "aria-foo"]}
 
@@ -636,7 +641,11 @@ def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
     ("<div><div>E-mail:</div><div><input id=f> (not shown)</div></div>", ("aria-label", "E-mail")),
     ("<input id=f type=checkbox> Add my e-mail address to the site's mailing list.",
      ("aria-label", "Add my e-mail address to the site's mailing list.")),
-    ("<input id=f placeholder='Search'>", None),  # named already
+    ("<input id=f placeholder='Search'>", ("aria-label", "Search")),  # its placeholder made its label
+    ("<input id=f title='Search quotes'>", ("aria-label", "Search quotes")),  # axe label-title-only
+    ("<label>Email</label> <input id=f title='Your e-mail'>", ("for", None)),  # the visible label first
+    ("<table><tr><td>Keywords:</td></tr><tr><td><input id=f></td></tr></table>", ("aria-label", "Keywords")),
+    ("<table><tr><td>Find a job</td></tr><tr><td><input id=f></td></tr></table>", None),  # a heading, not a label
     ("<label for=f>Email</label><input id=f>", None),
     ("<label>Email <input id=f></label>", None),
     ("<input id=f type=hidden>", None),
@@ -740,3 +749,102 @@ def test_text_output_reads_in_the_same_order():
 def test_heading_role_gets_the_default_level():
     page, state = a11y(f"<html><body><div id=h role=heading>News</div><p>{STORY}</p></body></html>")
     assert by_id(page, "h").get("aria-level") == "2"
+
+
+# -- what the page's scripts drove, once they are gone (issue 17) -------------------------------
+NO_SCRIPTS = "<meta http-equiv=Content-Security-Policy content=\"script-src 'none'\">"
+
+
+def scripted(fragment, scripts_gone=True, **settings):
+    head = f"<head>{NO_SCRIPTS}</head>" if scripts_gone else ""
+    return a11y(f"<html>{head}<body><main><h1>t</h1><p>{STORY}</p>{fragment}</main></body></html>", **settings)
+
+
+@pytest.mark.parametrize("fragment, expected", [
+    # (element, its attributes after): a dead tab list becomes a list of links, a dead button a block
+    ("<ul id=e role=tablist><li id=f role=tab aria-selected=true><a href=/v>Videos</a></li></ul>",
+     {"e": {}, "f": {}}),
+    ("<div id=e role=button tabindex=0 aria-pressed=false>Play</div>", {"e": {}}),
+    ("<div id=e role=button tabindex=0 aria-label=Close></div>", {"e": {"role": "img", "aria-label": "Close"}}),
+    ("<div id=e role=dialog aria-modal=true aria-labelledby=x><p id=x>Sign up</p></div>", {"e": {}}),
+    ("<a id=e href=/x role=button aria-pressed=true aria-expanded=false>Menu</a>",
+     {"e": {"href": "/x", "aria-expanded": "false"}}),  # a link works without script: it stays one
+    ("<input id=e type=checkbox role=switch>", {"e": {"type": "checkbox", "role": "switch"}}),  # a field works
+    ("<select><option id=e role=option>a</option></select>", {"e": {"role": "option"}}),
+])
+def test_dead_widgets(fragment, expected):
+    page, state = scripted(fragment)
+    for ident, attrs in expected.items():
+        assert {k: v for k, v in by_id(page, ident).attrib.items() if k != "id"} == attrs, ident
+    page, _ = scripted(fragment, scripts_gone=False)  # the page's scripts run: the widgets work
+    assert by_id(page, "e").get("role") is not None or "role" not in fragment.split(">")[0]
+
+
+def test_dead_widgets_are_explained():
+    _, state = scripted("<div id=e role=tab aria-selected=true tabindex=0>Videos</div>")
+    note = next(e for e in actions(state, "aria") if "role=tab" in e["reason"])
+    assert "scripts are gone" in note["reason"] and note["measured"]["dropped"] == ["aria-selected", "tabindex"]
+
+
+def test_widget_states_on_plain_elements_are_dropped():
+    page, _ = scripted("<div id=e aria-expanded=false aria-controls=x>a</div><p id=x>panel</p><span id=f aria-selected=true></span>"
+                       "<a id=g href=/x aria-expanded=true>b</a><li id=h aria-checked=true>c</li>", scripts_gone=False)
+    assert dict(by_id(page, "e").attrib) == {"id": "e", "aria-controls": "x"}  # aria-controls is global
+    assert by_id(page, "f").get("aria-selected") is None and by_id(page, "h").get("aria-checked") is None
+    assert by_id(page, "g").get("aria-expanded") == "true"  # a link takes it
+
+
+@pytest.mark.parametrize("value, expected", [("en_US", "en-US"), ("fr", "fr"), ("", ""), ("english!", None)])
+def test_lang_of_a_part_of_the_page(value, expected):
+    page, _ = scripted(f"<div id=e lang='{value}'>x</div>")
+    assert by_id(page, "e").get("lang") == expected
+
+
+@pytest.mark.parametrize("fragment, scripts_gone, attrs", [
+    ("<a id=e href='#'>  </a>", True, {}),  # empty, to the page itself, no script: no longer a link
+    ("<a id=e href=''></a>", True, {}),
+    ("<a id=e href='#'>  </a>", False, {"href": "#"}),  # a script may give it a purpose: left (and noted)
+    ("<a id=e href='#'><img src=a.png alt=Play></a>", True, {"href": "#"}),  # named by its image
+    ("<map name=m><area id=e href='/scores/' shape=rect coords='0,0,1,1'></map>", False,
+     {"href": "/scores/", "shape": "rect", "coords": "0,0,1,1", "alt": "/scores"}),
+    ("<map name=m><area id=e href='#' shape=rect coords='0,0,1,1'></map>", True, {"shape": "rect", "coords": "0,0,1,1"}),
+])
+def test_empty_links_and_areas(fragment, scripts_gone, attrs):
+    page, _ = scripted(fragment, scripts_gone=scripts_gone)
+    assert {k: v for k, v in by_id(page, "e").attrib.items() if k != "id"} == attrs
+
+
+def test_layout_table_keeps_its_colours():
+    page, _ = scripted("<table id=e bgcolor=#ff6600 width=120><tr><td id=c style='color:#ff6'>Find a Job</td>"
+                       "<td id=d bgcolor=000000 background=img/bg.gif>b</td></tr></table>")
+    assert by_id(page, "e").tag == "div" and by_id(page, "e").get("style") == "background-color:#ff6600"
+    assert by_id(page, "c").get("style") == "color:#ff6"
+    assert by_id(page, "d").get("style") == "background-color:#000000;background-image:url(img/bg.gif)"
+    assert by_id(page, "d").get("bgcolor") is None
+
+
+def test_references_to_missing_elements_are_dropped():
+    page, state = scripted("<div id=e aria-controls='gone there'>a</div><p id=there>b</p>"
+                           "<div id=f aria-labelledby=nothing aria-describedby=there>c</div>", scripts_gone=False)
+    assert by_id(page, "e").get("aria-controls") == "there"
+    assert by_id(page, "f").get("aria-labelledby") is None and by_id(page, "f").get("aria-describedby") == "there"
+    assert any("pointed at elements" in e["reason"] for e in actions(state, "aria"))
+
+
+def test_dead_widget_keeps_what_its_element_may_have():
+    # a list named by aria-label stays a named list; a tab panel named by nothing is no picture
+    page, _ = scripted("<ul id=e role=radiogroup aria-label=Thumbnails><li><span></span></li></ul>"
+                       "<div id=f role=tabpanel aria-labelledby='Videos Tab'></div>")
+    assert by_id(page, "e").attrib.get("role") is None and by_id(page, "e").get("aria-label") == "Thumbnails"
+    assert by_id(page, "f").get("role") is None and by_id(page, "f").get("aria-labelledby") is None
+
+
+def test_alt_from_a_figure_caption_main_content_took_out():
+    # reader: main_content removes the figure's caption from the text (captions are not article text)
+    # and hands it on; the image without alt gets it, as declutter's would from the caption it keeps
+    from tests.filters.test_main_content import ARTICLE_PAGE
+
+    html = ARTICLE_PAGE.replace("<img id=img src=bridge.jpg alt=bridge>", "<img id=img src=bridge.jpg>")
+    page, state, _ = run_filters([("main_content", {}), ("accessibility", {})], html)
+    assert by_id(page, "cap") is None and by_id(page, "img").get("alt") == "The old bridge, photo by A. Lens"
+    assert any("taken out of the text" in e["reason"] for e in actions(state, "alt"))

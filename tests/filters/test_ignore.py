@@ -93,3 +93,17 @@ def test_meta_kept_when_off():
 def test_noscript_images_without_alt(html, alts):
     page, _, _ = run_filter("ignore", f"<html><body>{html}</body></html>", non_link_images=False)
     assert [i.get("alt") for i in tags(page, "img")] == alts
+
+
+@pytest.mark.parametrize("style, kept", [
+    ("color:red", None),  # a text colour alone goes: the text inherits its colour with its background
+    ("width:300px; background: #036; color:#fff; float:left", "background:#036;color:#fff"),
+    ("BACKGROUND-COLOR: black", "background-color:black"),  # a background stays: text coloured for it
+    ("background:url(/x.png) #000; margin:0", None),  # an image to load is no colour: it goes
+])
+def test_style_attributes_keep_a_background_with_its_text_colour(style, kept):
+    # issue 17: dropped alone, a background leaves text coloured for it (a child's own colour, the
+    # site's style sheet) on the page's white
+    page, _, _ = run_filter("ignore", f"<html><body><div id=d style='{style}'><span style='color:#eee'>t</span>"
+                                      "</div></body></html>")
+    assert page.root.get_element_by_id("d").get("style") == kept
