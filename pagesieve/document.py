@@ -23,7 +23,9 @@ proxy then serves it as it is) — never a silently shortened tree:
   ``<table>``), the title is closed at the end of its first line, so the page's body is read.
 * Characters an XML tree cannot hold (C0 controls other than tab, newline and carriage return,
   U+FFFE/U+FFFF) are dropped before parsing, form feed becomes a space: browsers render none
-  of them, and lxml refuses them in any text a filter sets later.
+  of them, and lxml refuses them in any text a filter sets later. In a tag name (right after
+  ``<`` or ``</``) such a character becomes U+FFFD instead, as HTML's tokenizer keeps it there:
+  dropping it would turn ``</scr\x01ipt>`` into an end tag no browser sees.
 """
 
 from __future__ import annotations
@@ -190,6 +192,9 @@ def clean_text(text: str) -> str:
     """``text`` without the characters an XML tree cannot hold (see the module doc), also when
     a numeric character reference (``&#1;``, ``&#xFFFF;``) would put one in the tree."""
     if _HAS_XML_UNSAFE.search(text):
+        # Inside a tag name a browser keeps such a character (``</scr\x01ipt>`` ends no script,
+        # ``<\x01p>`` is text): there it becomes U+FFFD, so dropping it cannot make a tag.
+        text = _UNSAFE_IN_TAG.sub(lambda m: m.group(0).translate(_UNSAFE_TO_FFFD), text)
         text = text.translate(_XML_UNSAFE)
     if "&#" in text:
         text = _CHAR_REF.sub(_safe_reference, text)
@@ -285,6 +290,10 @@ _XML_UNSAFE = {c: None for c in (*range(0x00, 0x09), *range(0x0E, 0x20), 0xFFFE,
 #: (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, NUL, surrogates, past U+10FFFF).
 _CHAR_REF = re.compile(r"&#([xX][0-9a-fA-F]+|[0-9]+);?")
 _HAS_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: A tag name (or what follows ``<`` or ``</``) holding such a character: HTML's tokenizer ends a
+#: tag name only at whitespace (tab, LF, FF, CR, space), ``/`` or ``>``.
+_UNSAFE_IN_TAG = re.compile("</?[^\t\n\f\r />]*[\x00-\x08\x0b\x0e-\x1f\ufffe\uffff][^\t\n\f\r />]*")
+_UNSAFE_TO_FFFD = {c: "\ufffd" for c in (*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20), 0xFFFE, 0xFFFF)}
 
 
 def _merge_body_attributes(root, text: str) -> None:

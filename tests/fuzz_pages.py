@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from pagesieve.document import parse
+from pagesieve.document import detect_encoding, parse
 from pagesieve.errors import InputError, UnparsableError
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction"
@@ -103,15 +103,16 @@ def _alarm(signum, frame):
     raise Hang()
 
 
-def body_text(html: bytes, encoding: str = "utf-8") -> str:
+def body_text(html: bytes, encoding: str | None = "utf-8") -> str:
     """The words of a page's body (empty when it does not parse). A page nested deeper than
     pagesieve's parser takes (2048 levels: it refuses such a page, and the proxy serves it as it
     came) is read as a browser reads it, by an HTML5 tree builder (lexbor): filtering may add a few
-    levels to a page that was just under the limit, and a browser still shows all of it."""
+    levels to a page that was just under the limit, and a browser still shows all of it.
+    ``encoding`` None: the page's own (sniffed from its bytes and ``<meta>``, as the chain does)."""
     try:
         page = parse(html, declared_encoding=encoding)
     except UnparsableError:
-        tree = LexborHTMLParser(html.decode(encoding, "replace"))
+        tree = LexborHTMLParser(html.decode(encoding or detect_encoding(html, None), "replace"))
         tree.strip_tags(["script", "style", "noscript", "template"])
         for skip in tree.css("a.pagesieve-skip"):
             skip.decompose()
@@ -148,7 +149,7 @@ def check(chain, data: bytes) -> str | None:
         after = body_text(result.body, result.encoding)
     if after:
         return None
-    before = body_text(data)  # read only when the output has no text: most cases never need it
+    before = body_text(data, None)  # only when the output has none; charset sniffed, as the chain does
     if len(before) >= 200:
         return f"text lost: {len(before)} characters of body text in, none out ({time.perf_counter() - t0:.1f} s)"
     return None

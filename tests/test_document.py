@@ -135,6 +135,18 @@ def test_characters_an_xml_tree_cannot_hold_are_dropped(char):
     assert p.text.replace(" ", "") == "texthere!"
 
 
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\uffff"])
+def test_a_control_character_in_a_tag_name_makes_no_tag(char):
+    # Found by the long fuzz run: dropping the character joined "</st" and "yle>" into a </style>
+    # a browser never sees. HTML's tokenizer keeps it in the tag name, so these are no tags.
+    padding = "<!--" + " " * 5000 + "-->"  # a NUL past the first 4 KiB is not taken for binary data
+    page = parse((f"{padding}<body><script>s = '</scr{char}ipt><p>inside the script</p>';</script>"
+                  f"<p>shown</p><{char}p>not a tag</body>").encode())
+    assert "inside the script" in page.root.find(".//script").text
+    assert [p.text for p in page.root.iter("p")] == ["shown"]
+    assert "p>not a tag" in page.body.text_content()
+
+
 @pytest.mark.parametrize("ref, expected", [("&#1;", "\ufffd"), ("&#x0C;", " "), ("&#0;", "\ufffd"),
                                            ("&#xD800;", "\ufffd"), ("&#x110000;", "\ufffd"), ("&#65535;", "\ufffd"),
                                            ("&#233;", "é"), ("&#x2019;", "\u2019"), ("&#9;", "\t"),
