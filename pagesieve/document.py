@@ -330,8 +330,12 @@ def web_label(encoding: str) -> str:
 def declare_encoding(page: Page) -> None:
     """Make the page's ``<meta charset>`` state ``page.encoding`` (and only it)."""
     head = page.head
-    for meta in head.xpath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']"):
-        meta.getparent().remove(meta)
+    for meta in page.root.xpath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
+                                "='content-type']"):  # in the body too: a browser reads the first one
+        if meta.getparent() is head:
+            head.remove(meta)  # with its tail: the line break ours gets again (serialize stays idempotent)
+        else:
+            dom.remove_keep_tail(meta)
     meta = dom.element("meta", {"charset": web_label(page.encoding)})
     meta.tail = "\n"
     head.insert(0, meta)
@@ -342,7 +346,11 @@ def serialize(page: Page) -> bytes:
     declare_encoding(page)
     tree = page.root.getroottree()
     doctype = tree.docinfo.doctype or "<!DOCTYPE html>"
-    text = lxml.html.tostring(page.root, encoding="unicode", method="html")
+    # etree's, not lxml.html's tostring: that one deletes every '<meta http-equiv="Content-Type"...>'
+    # from the text it made, inside comments and <style> too, and with it the '-->' or '</style>'
+    # that came next (a page could hide the rest of itself that way). declare_encoding removed the
+    # elements themselves.
+    text = etree.tostring(page.root, encoding="unicode", method="html")
     return (doctype + "\n" + text).encode(page.encoding, errors="xmlcharrefreplace")
 
 

@@ -147,6 +147,28 @@ def test_a_control_character_in_a_tag_name_makes_no_tag(char):
     assert "p>not a tag" in page.body.text_content()
 
 
+@pytest.mark.parametrize("hiding", [
+    '<!--<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"-->',
+    '<style>/* <meta http-equiv="Content-Type" content="x" */</style>',
+])
+def test_a_content_type_meta_in_a_comment_or_style_does_not_hide_the_page(hiding):
+    # Found by the long fuzz run: lxml.html's tostring deletes such text wherever it stands, and
+    # the '-->' or '</style>' after it, so a browser read the rest of the output as a comment.
+    page = parse(f"<html><head></head><body><div>{hiding}</div><p>The harbour wall is rebuilt.</p>"
+                 "</body></html>".encode())
+    out = serialize(page)
+    assert parse(out).root.xpath("//p")[0].text == "The harbour wall is rebuilt."
+    assert hiding.encode() in out
+
+
+def test_every_charset_declaration_but_ours_is_removed_text_kept():
+    page = parse(b'<html><head><meta charset="utf-8"></head><body><p>a<meta charset="koi8-r">tail</p>'
+                 b'<meta http-equiv="content-type" content="text/html; charset=gb2312">after</body></html>')
+    out = serialize(page).decode()
+    assert out.count("<meta") == 1 and '<meta charset="utf-8">' in out
+    assert "<p>atail</p>" in out and "after" in out
+
+
 @pytest.mark.parametrize("ref, expected", [("&#1;", "\ufffd"), ("&#x0C;", " "), ("&#0;", "\ufffd"),
                                            ("&#xD800;", "\ufffd"), ("&#x110000;", "\ufffd"), ("&#65535;", "\ufffd"),
                                            ("&#233;", "é"), ("&#x2019;", "\u2019"), ("&#9;", "\t"),
