@@ -310,8 +310,11 @@ def _merge_body_attributes(root, text: str) -> None:
         except (etree.ParserError, ValueError):
             continue
         for name, value in probe.attrib.items():
-            if name not in body.attrib and not name.lower().startswith("on"):  # no handlers from a script's string
-                body.set(name, value)
+            try:
+                if name not in body.attrib and not name.lower().startswith("on"):  # no handlers from a script's string
+                    body.set(name, value)
+            except ValueError:  # a name lxml cannot look up or set ("{class" from "<body{class=...>")
+                continue
 
 
 _BODY_TAG = re.compile(r"<body\b([^>]*)>", re.IGNORECASE)

@@ -143,13 +143,16 @@ def check(chain, data: bytes) -> str | None:
     if result.failed:  # fail-open worked, but a filter that raises on a page is a defect too
         errors = [r["reason"] for r in result.record if r.get("action") == "error"]
         return f"filter failed: {', '.join(result.failed)}: {'; '.join(errors)[:300]}"
-    if result.media_type == "text/plain":
-        after = " ".join(result.body.decode(result.encoding).split())
-    else:
-        after = body_text(result.body, result.encoding)
-    if after:
-        return None
-    before = body_text(data, None)  # only when the output has none; charset sniffed, as the chain does
+    try:
+        if result.media_type == "text/plain":
+            after = " ".join(result.body.decode(result.encoding).split())
+        else:
+            after = body_text(result.body, result.encoding)
+        if after:
+            return None
+        before = body_text(data, None)  # only when the output has none; charset sniffed, as the chain does
+    except Exception as err:  # noqa: BLE001 - parse raised on the output or the input: a finding, not a crash
+        return f"escaped from parse: {type(err).__name__}: {err}"
     if len(before) >= 200:
         return f"text lost: {len(before)} characters of body text in, none out ({time.perf_counter() - t0:.1f} s)"
     return None

@@ -169,6 +169,12 @@ def test_every_charset_declaration_but_ours_is_removed_text_kept():
     assert "<p>atail</p>" in out and "after" in out
 
 
+def test_a_second_body_tag_with_an_attribute_name_lxml_refuses():
+    # Found by the long fuzz run: '<body{class=...>' raised ValueError out of parse.
+    page = parse(b'<html><body><p>word</p><body{class="x" bgcolor="red"></body></html>')
+    assert page.body.get("bgcolor") == "red" and page.body.findtext("p") == "word"
+
+
 @pytest.mark.parametrize("ref, expected", [("&#1;", "\ufffd"), ("&#x0C;", " "), ("&#0;", "\ufffd"),
                                            ("&#xD800;", "\ufffd"), ("&#x110000;", "\ufffd"), ("&#65535;", "\ufffd"),
                                            ("&#233;", "é"), ("&#x2019;", "\u2019"), ("&#9;", "\t"),
