@@ -130,7 +130,7 @@ def _schema_types(root: HtmlElement) -> list[str]:
     for script in _JSONLD(root):
         try:
             walk(json.loads(script.text or ""))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python's stack
             continue
     for t in _ITEMTYPES(root):
         types.append(t.strip().rstrip("/").rsplit("/", 1)[-1].lower())

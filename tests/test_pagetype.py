@@ -54,3 +54,13 @@ def test_declared_types_can_come_from_metadata_read_earlier():
         m.getparent().remove(m)
     assert detect(page.root).kind == "service"  # the tree no longer says it
     assert detect(page.root, declared=meta).kind == "product"
+
+
+def test_json_ld_nested_deeper_than_python_s_stack_is_ignored():
+    # Found while fixing a fuzz finding: json.loads raises RecursionError (not ValueError) there.
+    from pagesieve.filters.article import page_headline
+
+    root = lxml.html.fromstring("<html><head><script type='application/ld+json'>" + "[" * 50000 + "]" * 50000
+                                + "</script></head><body><h1>Harbour wall rebuilt</h1><p>text</p></body></html>")
+    assert detect(root).kind in KINDS
+    assert page_headline(root).text == "Harbour wall rebuilt"

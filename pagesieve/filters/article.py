@@ -82,7 +82,7 @@ def _jsonld_headline(root: HtmlElement) -> str | None:
     for script in _JSONLD(root):
         try:
             got = walk(json.loads(script.text or ""))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python's stack
             continue
         if got:
             return " ".join(got.split())

@@ -339,18 +339,23 @@ _DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}:\d\d(?!\d)")
 
 def _text_outside_links(el: HtmlElement) -> str:
     """The text of ``el`` that is not inside a link."""
-    parts: list[str] = []
-
-    def walk(node: HtmlElement) -> None:
-        if node.tag == "a":
-            return
-        parts.append(node.text or "")
-        for child in node:
-            if isinstance(child.tag, str):
-                walk(child)
+    if el.tag == "a":
+        return ""
+    parts = [el.text or ""]
+    # A loop, not recursion: a page nests as deep as it likes (the fuzz run hit Python's limit).
+    stack = [(el, iter(el))]
+    while stack:
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if stack:
+                parts.append(node.tail or "")
+        elif isinstance(child.tag, str) and child.tag != "a":
+            parts.append(child.text or "")
+            stack.append((child, iter(child)))
+        else:  # a link (its text is the link's) or a comment: only the text after it
             parts.append(child.tail or "")
-
-    walk(el)
     return " ".join(parts)
 
 

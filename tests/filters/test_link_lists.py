@@ -240,3 +240,15 @@ def test_short_product_cards_with_a_price_are_a_grid(price):
     html = f"<html><body>{menu(8)}<div id=grid>{items}</div><p>{para(600)}</p></body></html>"
     page, _, _ = run_filter("link_lists", html)
     assert page.root.get_element_by_id("grid", None) is not None
+
+
+def test_text_outside_links_of_a_very_deep_block():
+    # Found by the long fuzz run: the byline check walked the tree recursively and a page nested
+    # past Python's recursion limit made link_lists fail (and be undone).
+    from pagesieve.document import parse
+    from pagesieve.filters.link_lists import _text_outside_links
+
+    page = parse(b"<html><body><div id=top>" + b"<div>" * 1500 + b"By <a href=/a>Ann Lee</a> on 12 May 2024"
+                 + b"</div>" * 1500 + b"<p>after</p></div></body></html>")
+    text = " ".join(_text_outside_links(page.root.get_element_by_id("top")).split())
+    assert text == "By on 12 May 2024 after"
