@@ -5,7 +5,11 @@ method) that imported pagesieve and built the chain of the proxy's default prese
 worker exists: the block-list engine and the spaCy model are loaded in that one process. Each
 worker is a fork of it, so it starts in milliseconds with its filters ready, and the loaded lists
 and model weights stay in memory pages that every worker shares copy-on-write (``gc.freeze()``
-keeps the collector from writing to — and so copying — the preloaded objects).
+keeps the collector from writing to — and so copying — the preloaded objects). Before freezing, it
+sends one sample page (:data:`WARMUP_PAGE`, an article with navigation, ads, a captioned image and
+a layout table) through that chain, so what filters and models build lazily on their first page
+(NER buffers, compiled selectors, the list engine's caches) is built once there and shared too,
+and a worker's first page costs what its hundredth does.
 
 Not a plain fork of the proxy: the proxy runs threads (mitmproxy, asyncio's executors) and a fork
 would copy their locks mid-use. The forkserver is a fresh, single-threaded process started with
@@ -24,12 +28,31 @@ import multiprocessing
 import os
 import pickle
 import time
+from importlib import resources
 from typing import Any
 
 log = logging.getLogger("pagesieve.proxy.warm")
 
 #: Environment variable carrying the warm spec from the proxy to its forkserver.
 ENV = "PAGESIEVE_WARM_SPEC"
+
+#: True in the forkserver (and so in every worker forked from it) once the preload has warmed a chain.
+PRELOADED = False
+
+#: The sample page every chain filters once before it serves (see the module doc).
+WARMUP_PAGE = "warmup.html"
+
+
+def warm_up(chain: Any) -> float:
+    """Send :data:`WARMUP_PAGE` through ``chain`` (a :class:`~pagesieve.chain.Chain`); seconds taken.
+    A failure is logged and otherwise ignored: the chain is still usable, only colder."""
+    t0 = time.perf_counter()
+    try:
+        page = resources.files(__package__).joinpath(WARMUP_PAGE).read_bytes()
+        chain.process(page, url="http://warmup.invalid/", declared_encoding="utf-8")
+    except Exception:  # noqa: BLE001 - warming is an optimisation, never a reason not to start
+        log.exception("warm-up page failed; workers start colder")
+    return time.perf_counter() - t0
 
 
 def context(warm_spec: Any):
@@ -56,6 +79,7 @@ def start(warm_spec: Any) -> None:
 
 def _preload() -> None:
     """In the forkserver: build the warm chain, then freeze what exists for the workers to share."""
+    global PRELOADED
     owner, _, data = os.environ.pop(ENV, "").partition(":")
     if not data or owner != str(os.getppid()):
         return
@@ -63,13 +87,16 @@ def _preload() -> None:
     try:
         from pagesieve import config as C
 
-        C.build_chain(pickle.loads(base64.b64decode(data)))
+        chain = C.build_chain(pickle.loads(base64.b64decode(data)))
     except Exception:  # noqa: BLE001 - a failed preload only means workers warm up themselves
         log.exception("worker preload failed; each worker builds its chain when it starts")
         return
+    warm_s = warm_up(chain)
+    PRELOADED = True
     gc.collect()
     gc.freeze()
-    log.info("worker preload: chain built in %.1f s, shared by every worker", time.perf_counter() - t0)
+    log.info("worker preload: chain built and warmed in %.1f s (sample page %.2f s), shared by every worker",
+             time.perf_counter() - t0, warm_s)
 
 
 if multiprocessing.parent_process() is None and ENV in os.environ:

@@ -116,7 +116,11 @@ def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: 
     signal.signal(signal.SIGALRM, _on_alarm)
     _ALARM = True
     if warm_spec is not None:
-        _chain(warm_key or "warm", warm_spec)
+        filterer = _chain(warm_key or "warm", warm_spec)
+        from pagesieve.proxy_addons import warm
+
+        if not warm.PRELOADED:  # spawned, not forked from a warmed forkserver: warm this process
+            warm.warm_up(filterer.chain)
     if state_path:
         try:
             from pagesieve.site_memory import SiteMemory
@@ -148,6 +152,34 @@ def _open_sites(factory: Any, path: str) -> Any:
     return None
 
 
+#: Page bytes a worker filters between two returns of freed heap memory to the system.
+TRIM_EVERY_BYTES = 512 * 1024
+_TRIM: Any = None  # libc's malloc_trim, False where there is none (not glibc), None until looked up
+_untrimmed = 0  # page bytes filtered since the last trim
+
+
+def _release_memory(page_bytes: int) -> None:
+    """Every :data:`TRIM_EVERY_BYTES` of pages, give the heap's free pages back to the system
+    (glibc's ``malloc_trim``). A page's tree is freed when it is done, but glibc keeps the freed
+    blocks: without this a worker's private memory grew by ~60 MB over the corpus pages, with it
+    ~40 MB; one call costs ~0.2 ms, so it is made every few pages, not after each."""
+    global _TRIM, _untrimmed
+    _untrimmed += page_bytes
+    if _untrimmed < TRIM_EVERY_BYTES:
+        return
+    _untrimmed = 0
+    if _TRIM is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _TRIM = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
 def _on_alarm(signum, frame) -> None:
     raise _Interrupted()
 
@@ -176,6 +208,7 @@ def filter_page(job: Job) -> Outcome:
     finally:
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        _release_memory(len(job.body))
     filters = tuple(FilterStatus(f["filter"], f["status"], f["removed"] or 0) for f in result.filters)
     return Outcome(body=result.body, media_type=result.media_type, encoding=result.encoding, ms=result.ms,
                    filters=filters, content_security_policy=result.content_security_policy)
