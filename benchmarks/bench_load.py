@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--pages", type=int, default=60, help="corpus pages in the mix (with 20 small images)")
+    ap.add_argument("--max-queue-ms", type=int, default=None,
+                    help="pagesieve's proxy.max_queue_ms (default: config.yaml's)")
     ap.add_argument("--bomb-only", action="store_true", help="only the gzip bomb through each proxy (no load)")
     args = ap.parse_args(argv)
     origin = RemoteOrigin(args.pages)
@@ -214,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mix: {sum(p.startswith('/page/') for p in urls)} corpus pages, {sum(p.startswith('/img/') for p in urls)} "
           f"images; {args.clients} clients x {args.seconds:g} s per proxy; {os.cpu_count()} cores")
     tmp = Path(tempfile.mkdtemp(prefix="pagesieve-load-"))
-    ps = start_proxy(tmp / "pagesieve", workers=0, max_body_bytes=8_000_000, timeout_seconds=10.0)
+    limits = {} if args.max_queue_ms is None else {"max_queue_ms": args.max_queue_ms}
+    ps = start_proxy(tmp / "pagesieve", workers=0, max_body_bytes=8_000_000, timeout_seconds=10.0, **limits)
     md = None
     events: list[str] = []
     peaks: dict[int, float] = {}

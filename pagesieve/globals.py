@@ -35,7 +35,7 @@ class ProxySettings:
     timeout_seconds: float = setting(10.0, "A page whose filtering takes longer than this many seconds is served "
                                            "unfiltered (reason=timeout); time waiting for a free worker does "
                                            "not count.", minimum=0.01, maximum=600, group="proxy")
-    max_queue_ms: int = setting(2000, "A page that would wait longer than this many milliseconds for a free "
+    max_queue_ms: int = setting(1000, "A page that would wait longer than this many milliseconds for a free "
                                       "worker is served unfiltered (reason=busy): an overloaded proxy degrades "
                                       "to a plain proxy instead of slowing every page down.",
                                 minimum=0, maximum=600_000, group="proxy")
