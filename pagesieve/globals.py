@@ -29,6 +29,11 @@ class ProxySettings:
                                            "to trust for HTTPS) and its own config.", group="proxy")
     workers: int = setting(0, "Worker processes that run the filters (0: one per CPU core).",
                            minimum=0, maximum=256, group="proxy")
+    worker_niceness: int = setting(5, "How much lower the workers' CPU priority is than the proxy's (os.nice): "
+                                      "under load, relaying every response comes first and filtering "
+                                      "second, so pages the workers cannot keep up with are served "
+                                      "unfiltered (reason=busy) rather than late. 0: the same priority.",
+                                   minimum=0, maximum=19, group="proxy")
     max_body_bytes: int = setting(8_000_000, "Bodies larger than this many bytes (compressed or decoded) are "
                                              "served unfiltered (reason=too-large); the largest corpus page "
                                              "is 1.5 MB.", minimum=1, group="proxy")

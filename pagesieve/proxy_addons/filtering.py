@@ -126,9 +126,10 @@ class WorkerPool:
     A slot is given back when the worker has finished, not when the proxy stops waiting for it.
     """
 
-    def __init__(self, workers: int, warm_spec: Any, state_path: str | None, warm_key: str | None = None) -> None:
+    def __init__(self, workers: int, warm_spec: Any, state_path: str | None, warm_key: str | None = None,
+                 niceness: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self._initargs = (warm_spec, state_path, warm_key)
+        self._initargs = (warm_spec, state_path, warm_key, niceness)
         self._lock = threading.Lock()
         self.generation = 0
         self.executor = self._start()
@@ -349,7 +350,8 @@ class Declutter:
 
             state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
         key, spec = self._spec_for(self.source.preset or cfg.default_preset, {})
-        return WorkerPool(self.source.settings.workers, spec, state_path, key)
+        s = self.source.settings
+        return WorkerPool(s.workers, spec, state_path, key, niceness=s.worker_niceness)
 
     def done(self) -> None:
         self._closed = True

@@ -108,11 +108,19 @@ def _chain(key: str, spec: Any) -> Any:
     return chain
 
 
-def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: str | None = None) -> None:
-    """Process initializer: ignore Ctrl-C (the proxy shuts the pool down), warm up the chain,
-    open the per-site memory when pagesieve.site_memory exists and a state path is configured."""
+def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: str | None = None,
+                niceness: int = 0) -> None:
+    """Process initializer: ignore Ctrl-C (the proxy shuts the pool down), lower its CPU priority
+    by ``niceness`` (``proxy.worker_niceness``: under load the proxy's relaying of every response
+    comes first, filtering second), warm up the chain, open the per-site memory when
+    pagesieve.site_memory exists and a state path is configured."""
     global _SITES, _ALARM
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if niceness:
+        try:
+            os.nice(niceness)
+        except OSError as err:  # not allowed here: filter at the proxy's priority
+            log.warning("worker %d keeps the proxy's CPU priority: %s", os.getpid(), err)
     signal.signal(signal.SIGALRM, _on_alarm)
     _ALARM = True
     if warm_spec is not None:

@@ -3,6 +3,7 @@ before it forks, and the worker's return of freed heap memory."""
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import subprocess
 import sys
 
@@ -92,3 +93,24 @@ def test_no_malloc_trim_means_no_trimming(monkeypatch):
     monkeypatch.setattr(worker, "_untrimmed", 0)
     worker._release_memory(worker.TRIM_EVERY_BYTES * 2)  # nothing to call: no error
     assert worker._untrimmed == 0
+
+
+def _niceness() -> int:
+    import os
+
+    return os.nice(0)
+
+
+def test_workers_run_at_the_configured_lower_cpu_priority():
+    import multiprocessing
+    import os
+
+    here = os.nice(0)
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(1, mp_context=ctx, initializer=worker.init_worker,
+                                initargs=(None, None, None, 3)) as pool:
+        assert pool.submit(_niceness).result(timeout=120) == min(19, here + 3)
+    with cf.ProcessPoolExecutor(1, mp_context=ctx, initializer=worker.init_worker,
+                                initargs=(None, None, None, 0)) as pool:
+        assert pool.submit(_niceness).result(timeout=120) == here
+
