@@ -190,14 +190,17 @@ class FilterContext:
             setattr(self.state, name, value)
 
     def remove(self, node: HtmlElement, reason: str, *, measured: dict | None = None,
-               threshold: dict | None = None, explain: bool = True) -> bool:
-        """Remove ``node`` (its tail text stays), explained. False if it was already gone."""
+               threshold: dict | None = None, explain: bool = True, guarded: bool = True) -> bool:
+        """Remove ``node`` (its tail text stays), explained. False if it was already gone.
+        ``guarded=False``: the filter knows the node is not the article's text (a comment thread
+        under it), so the article-loss guard does not count it."""
         parent = node.getparent()
         if parent is None or not self.in_document(node):
             return False
         if explain:
             self.note("remove", node, reason, measured=measured, threshold=threshold)
-        self._track_loss(node)
+        if guarded:
+            self._track_loss(node)
         self._collect_links(node)
         prev = node.getprevious()
         saved = prev.tail if prev is not None else parent.text

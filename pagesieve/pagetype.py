@@ -137,10 +137,11 @@ def _schema_types(root: HtmlElement) -> list[str]:
     return types
 
 
-def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | None]:
+def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | None, HtmlElement | None]:
     """The largest group of sibling blocks sharing tag and class, each with a link and its own text
     outside the link, outside page furniture (menus, sidebars, footers: ``link_lists._furniture``):
-    (items, items with a price, items that look like posts, their parent)."""
+    (items, items with a price, items that look like posts, their parent, the parent of the
+    largest group of posts — None under MIN_POSTS)."""
     from pagesieve.filters.link_lists import _furniture
 
     furniture = _furniture(body)
@@ -152,7 +153,8 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
             got = link_chars[a] = len(dom.text_of(a))
         return got
 
-    best = (0, 0, 0, None)
+    best: tuple = (0, 0, 0, None)
+    thread: tuple[int, HtmlElement | None] = (MIN_POSTS - 1, None)
     for parent in body.iter():
         if (not isinstance(parent.tag, str) or parent.tag in _SKIP or len(parent) < MIN_POSTS
                 or parent in furniture):
@@ -176,11 +178,13 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
                 if (_POST_NAMES.search(names) or it.get("itemprop") in ("comment", "suggestedAnswer", "acceptedAnswer")
                         or "Comment" in (it.get("itemtype") or "")) and len(text) >= 40 and _AUTHOR(it):
                     posts += 1
+            if posts > thread[0]:
+                thread = (posts, parent)
             if linked >= max(best[0], MIN_ITEMS) or posts >= max(best[2], MIN_POSTS):
                 if linked > best[0] or posts > best[2]:
                     best = (max(linked, best[0]), priced if linked > best[0] else best[1],
                             max(posts, best[2]), parent)
-    return best
+    return (*best, thread[1])
 
 
 def _paragraph_letters(body: HtmlElement) -> int:
@@ -224,7 +228,7 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None) -> P
             add(kind, DECLARED, f"og:type {og.strip()}")
 
     body = dom.body_of(root)
-    items, priced, posts, _ = _repeated_items(body)
+    items, priced, posts, _, _ = _repeated_items(body)
     if posts >= MIN_POSTS:
         add("forum", STRUCTURE, f"{posts} repeated posts with an author")
     if items >= MIN_ITEMS:

@@ -40,6 +40,12 @@ Sources (each threshold's doc names its own):
   named or semantic boilerplate outside the *core*, the innermost scored block under the best
   one that keeps ``alternative_ratio`` of its score (e.g. a comment thread beside the story
   body in the same ``<article>``): it may be of any size.
+* **Comment threads** (issue 15: on blogs the readers' comments can be 97% of the page) — a block
+  named like comments that repeats (``THREAD_MIN_COMMENTS`` siblings of its tag and class) or holds
+  that many blocks named like comments is a thread: except on a forum (where the posts are the
+  content) it goes whatever its size, not bounded by ``clean_max_total`` and not counted by the
+  chain's article-loss guard, provided the story left holds ``min_article_chars``. When the second
+  pass (every paragraph) picks a block inside a thread, the first pass's block is the story.
 
 **Widening to the page's own content block** (issue 15: on pages that are not stories the best-scored
 paragraph block is often one short section, a cookie notice or the heading of a grid):
@@ -54,6 +60,10 @@ paragraph block is often one short section, a cookie notice or the heading of a 
   ``min_article_chars``, or found only on the second pass), the page's largest group of repeated
   linked items (``pagetype._repeated_items``) is kept instead when the chosen block holds less than
   ``grid_share`` of the grid's text and no item holds more than ``GRID_ITEM_SHARE`` of it.
+
+* *thread of posts* — on a forum thread whose chosen block is one of its posts (inside the block of
+  the largest group of repeated posts with an author, ``pagetype._repeated_items``), that block is
+  kept instead (``thread_widen``): every post is the content, not the longest one.
 
 The cleanup below then runs inside the widened block as inside any other.
 
@@ -114,6 +124,11 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
 # comments are the content (their names are not boilerplate there); on listings, shop collections,
 # product and documentation pages the link-dense item lists and tables of contents are.
 POSTS_ARE_CONTENT = frozenset({"forum"})
+# A comment thread: a block named like comments that repeats (siblings of the same name) or holds
+# repeated comment blocks — the readers' posts under a story, not the story (see _comment_thread).
+COMMENT_NAMES = re.compile(r"comment", re.I)
+#: Blocks named like comments, in or beside a block, that make it a thread.
+THREAD_MIN_COMMENTS = 3
 POST_NAMES = re.compile(r"comment|repl|post|message|answer", re.I)
 ITEMS_ARE_CONTENT = frozenset({"listing", "collection", "product", "documentation"})
 # On these the grid of repeated items (pagetype._repeated_items) is the content (main_content.grid_share).
@@ -156,6 +171,26 @@ _chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
 
 def _names(el: HtmlElement) -> str:
     return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
+
+
+def _comment_thread(el: HtmlElement) -> bool:
+    """``el`` is named like comments and is one of THREAD_MIN_COMMENTS such siblings of its tag
+    and class, or holds that many blocks named like comments: a thread, not a story's part."""
+    if not COMMENT_NAMES.search(_names(el)):
+        return False
+    parent = el.getparent()
+    if parent is not None:
+        cls = el.get("class")
+        alike = sum(1 for sib in parent if sib.tag == el.tag and sib.get("class") == cls)
+        if cls and alike >= THREAD_MIN_COMMENTS:
+            return True
+    inside = 0
+    for sub in el.iterdescendants():
+        if isinstance(sub.tag, str) and sub.tag not in INLINE_TAGS and COMMENT_NAMES.search(_names(sub)):
+            inside += 1
+            if inside >= THREAD_MIN_COMMENTS:
+                return True
+    return False
 
 
 HIDDEN = etree.XPath(".//*[@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
@@ -227,6 +262,9 @@ class MainContentSettings:
                                      maximum=1, group="advanced", scope="user")
     headline: bool = setting(True, "Start the kept content with the page's headline as its one <h1>, then the "
                                    "byline and date from the page's metadata (issue 15).", group="advanced", scope="user")
+    thread_widen: bool = setting(True, "On a forum thread (detected page type), keep the block of the repeated "
+                                       "posts when the chosen block is one post inside it.",
+                                 group="advanced", scope="user")
     clean_max_total: float = setting(0.5, "If the cleanup would take more than this share of the article's text, "
                                           "it is skipped on that page (our bound, under safety.max_article_loss).",
                                      minimum=0, maximum=1, group="advanced", scope="user")
@@ -460,7 +498,7 @@ class MainContentFilter(Filter):
                  measured={k: round(v, 2) for k, v in kind.scores.items()})
         headline = meta.headline if s.headline else None
         byline = meta.byline if s.headline else None
-        found = None
+        found = first = None
         for attempt, skip in enumerate((True, False), 1):
             scores, unlikely = self.score(order, st, body, skip_unlikely=skip)
             top, top_score = self.choose(scores, st, body)
@@ -470,6 +508,7 @@ class MainContentFilter(Filter):
             if s.cousins:
                 chosen = self.cousins(top, top_score, chosen, scores, body)
             found = top, top_score, chosen, scores, attempt
+            first = first or found
             kept = set(chosen)
             likely = sum(st[c][_CHARS] for c in chosen) - sum(
                 st[u][_CHARS] for u in unlikely if any(a in kept for a in u.iterancestors()))
@@ -481,6 +520,15 @@ class MainContentFilter(Filter):
             ctx.note("skip", body, "no paragraph of at least min_paragraph_chars; page left unchanged",
                      threshold={"min_paragraph_chars": s.min_paragraph_chars})
             return
+        if (found is not first and first is not None and kind.kind not in POSTS_ARE_CONTENT
+                and any(_comment_thread(a) for a in (found[0], *found[0].iterancestors()))):
+            # A short story under a long comment thread: the second pass, over every paragraph, found
+            # a comment; the story is the first pass's block, however short.
+            ctx.note("first-pass", first[0], "the second pass chose a block inside a comment thread; "
+                                             "the first pass's block is the story",
+                     measured={"chars": sum(st[c][_CHARS] for c in first[2])},
+                     threshold={"min_article_chars": s.min_article_chars})
+            found = first
         top, top_score, chosen, scores, attempt = found
         chars = sum(st[c][_CHARS] for c in chosen)
         if s.main_share:
@@ -503,6 +551,17 @@ class MainContentFilter(Filter):
                                         "text than the chosen block",
                          measured={"chars": chars, "grid_chars": gs[_CHARS]}, threshold={"grid_share": s.grid_share})
                 top, top_score, chosen, chars = grid, scores.get(grid, top_score), [grid], gs[_CHARS]
+        if s.thread_widen and kind.kind in POSTS_ARE_CONTENT:
+            thread = _repeated_items(body)[4]
+            ts = st.get(thread) if thread is not None else None
+            # Only when the chosen block is one of the posts (inside their block): a story chosen
+            # outside a longer comment thread stays the story.
+            if (ts and thread is not None and thread is not body and chars < ts[_CHARS]
+                    and all(any(a is thread for a in c.iterancestors()) for c in chosen)):
+                ctx.note("widen", thread, "on a forum thread every post is the content: the block of the "
+                                          "repeated posts is kept, not one post",
+                         measured={"chars": chars, "thread_chars": ts[_CHARS]})
+                top, top_score, chosen, chars = thread, scores.get(thread, top_score), [thread], ts[_CHARS]
         container = _common_ancestor(chosen)
         ctx.note("select", chosen[0], f"best-scored content block (pass {attempt}); {len(chosen)} node(s) kept",
                  measured={"score": round(top_score, 2), "chars": chars,
@@ -591,6 +650,16 @@ class MainContentFilter(Filter):
                         bounded += st[el][_CHARS] if el in st else 0
                 else:
                     stack.extend(reversed(el))
+        # A comment thread under a story may be most of the page: it is removed whatever its size
+        # (not bounded by clean_max_total, not counted by the chain's article-loss guard) when the
+        # story left holds min_article_chars — never on a forum, where the posts are the content.
+        threads = set()
+        if kind not in POSTS_ARE_CONTENT:
+            threads = {el for el, *_ in plan if _comment_thread(el)}
+            left = article_chars - sum(st[el][_CHARS] for el, *_ in plan if el in st)
+            if left < s.min_article_chars:
+                threads = set()
+            bounded -= sum(st[el][_CHARS] for el in threads if el in st)
         if bounded > s.clean_max_total * article_chars:
             ctx.note("skip-clean", chosen[0], "cleanup would take too much of the article; left as chosen",
                      measured={"share": round(bounded / article_chars, 3)},
@@ -599,7 +668,11 @@ class MainContentFilter(Filter):
         for el, why, measured, threshold in plan:
             if why == "image caption or gallery":
                 _hand_on_caption(el, ctx)
-            ctx.remove(el, why, measured=measured, threshold=threshold)
+            if el in threads:
+                ctx.remove(el, "a comment thread under the story", measured=measured,
+                           threshold={"thread_min_comments": THREAD_MIN_COMMENTS}, guarded=False)
+            else:
+                ctx.remove(el, why, measured=measured, threshold=threshold)
 
     @staticmethod
     def _between_blocks(el: HtmlElement, st) -> bool:
@@ -620,8 +693,8 @@ class MainContentFilter(Filter):
         chars = es[_CHARS]
         share = chars / article_chars
         big = share > s.clean_max_share  # only named or semantic boilerplate outside the core may be big
-        if big and not outside_core:
-            return None
+        if big and not outside_core and (kind in POSTS_ARE_CONTENT or not _comment_thread(el)):
+            return None  # ... or a comment thread (or one of its comments), wherever it is
         measured = {"chars": chars, "share": round(share, 3)}
         limit = {"clean_max_share": s.clean_max_share} if not big else {"outside_core": True}
         names = _names(el)

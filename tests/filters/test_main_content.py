@@ -126,6 +126,72 @@ def test_large_comment_block_beside_the_article_goes():
     assert {"a", "b", "entry"} <= ids(page) and "comments" not in ids(page)
 
 
+def _thread(n: int, words: int = 40) -> str:
+    return "".join(f"<div class=comments-body><p>{'Reader opinion number %d, ' % i}{'blah ' * words}</p>"
+                   f"<span class=comments-post>Comment #{i} - Posted by: someone</span></div>" for i in range(n))
+
+
+@pytest.mark.parametrize("comments, removed", [(2, False), (3, True)])
+def test_a_comment_thread_many_times_the_story_goes_whatever_its_size(comments, removed):
+    # the story's paragraphs and, in the same block, reader comments with five times their text: the
+    # cleanup's size bounds and the chain's article-loss guard would keep them; a thread (3+ alike
+    # blocks named like comments) goes, two such blocks are not a thread and stay.
+    html = (f"<html><body><div class=blog id=blog><h2>Sunday</h2>{para(4, 'a')}{para(4, 'b')}"
+            f"<div class=comments-head id=head>Comments</div>{_thread(comments, 1800 // comments)}</div>"
+            f"</body></html>")
+    page, state, stats = run_filter("main_content", html)
+    assert {"a", "b"} <= ids(page)
+    left = sum(1 for el in page.root.iter("div") if el.get("class") == "comments-body")
+    assert left == (0 if removed else comments)
+    assert stats[0]["status"] == "ok"
+    assert ("a comment thread under the story" in reasons(state).values()) is removed
+
+
+def test_what_makes_a_comment_thread():
+    from pagesieve.filters.main_content import _comment_thread
+    from lxml import html as H
+
+    block = H.fromstring(f"<div>{_thread(3)}</div>")
+    assert all(_comment_thread(el) for el in block)  # alike siblings named like comments
+    assert not _comment_thread(H.fromstring("<div class=comment-form><p>Leave a reply</p></div>"))
+    outer = H.fromstring(f"<section id=comments>{_thread(3)}</section>")
+    assert _comment_thread(outer)  # holds 3+ blocks named like comments
+
+
+@pytest.mark.parametrize("page, kept, gone", [
+    # a short post (a quote) under two long comments: the second pass picked a comment
+    ("233", "After all, silence and slowness lead to reflection", "Nathan"),
+    # a workout of the day under 150 comments, 97% of the page: the cleanup was skipped
+    ("R756", "Partition the run and burpee pull-ups as needed", "Comment #1 - Posted by"),
+])
+def test_reader_keeps_the_post_not_its_comment_thread_on_real_pages(page, kept, gone):
+    from tests.conftest import EXTRACTION
+
+    path = EXTRACTION / "dragnet-dev" / "pages" / f"{page}.html"
+    if not path.is_file():
+        pytest.skip("the dragnet-dev corpus is not beside the repository")
+    from pagesieve.api import Filterer
+
+    out = str(Filterer(preset="reader", output="text")(path.read_bytes()))
+    assert kept in out and gone not in out
+
+
+@pytest.mark.parametrize("widen", [True, False])
+def test_on_a_forum_thread_the_block_of_the_posts_is_kept(widen):
+    # a long first post and short replies: the scorer picks the first post's body (and its alike
+    # cousins); on a forum thread the block of the repeated posts is the content
+    posts = "".join(f"<article class='message post' id=m{i}><div class=user-info><a href=/u/{i} class=username>"
+                    f"user{i}</a> Mar {i + 1}, 2024</div><div class=message-body id=b{i}><p>"
+                    f"{SENTENCE * 8 if i == 0 else 'Thanks, that sounds like a good plan to me, really.'}</p></div>"
+                    f"</article>" for i in range(5))
+    html = (f"<html><head><title>New tank thoughts</title></head><body><div class=nav><a href=/>Home</a> "
+            f"<a href=/forums>Forums</a></div><h1>New tank thoughts</h1><div class=thread id=thread>{posts}</div>"
+            f"<div class=footer id=foot><a href=/terms>Terms</a></div></body></html>")
+    page, state, _ = run_filter("main_content", html, thread_widen=widen)
+    assert all(f"b{i}" in ids(page) for i in range(5)) and "foot" not in ids(page)
+    assert any(e["action"] == "widen" and e["node"] == "div#thread.thread" for e in state.record) is widen
+
+
 @pytest.mark.parametrize("n, scored", [(24, False), (25, True)])
 def test_min_paragraph_chars_both_sides(n, scored):
     html = f"<html><body><div id=a><p>{'z' * n}</p></div><div id=b><a href=/>menu</a></div></body></html>"
