@@ -61,6 +61,10 @@ paragraph block is often one short section, a cookie notice or the heading of a 
   linked items (``pagetype._repeated_items``) is kept instead when the chosen block holds less than
   ``grid_share`` of the grid's text and no item holds more than ``GRID_ITEM_SHARE`` of it.
 
+* *sections side by side* — on a service, product or documentation page (detected type) the content
+  is often sections each in its own block: the chosen block widens to its parents while each parent's
+  link density is at most ``section_link_density`` (prose, not navigation), below ``<body>``, not
+  into an ``<article>`` and outside ``nav``/``aside``/``footer``/``form``.
 * *thread of posts* — on a forum thread whose chosen block is one of its posts (inside the block of
   the largest group of repeated posts with an author, ``pagetype._repeated_items``), that block is
   kept instead (``thread_widen``): every post is the content, not the longest one.
@@ -124,6 +128,8 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
 # comments are the content (their names are not boilerplate there); on listings, shop collections,
 # product and documentation pages the link-dense item lists and tables of contents are.
 POSTS_ARE_CONTENT = frozenset({"forum"})
+# On these the content is often sections side by side (main_content.section_link_density).
+SECTION_KINDS = frozenset({"service", "product", "documentation"})
 # A comment thread: a block named like comments that repeats (siblings of the same name) or holds
 # repeated comment blocks — the readers' posts under a story, not the story (see _comment_thread).
 COMMENT_NAMES = re.compile(r"comment", re.I)
@@ -262,6 +268,10 @@ class MainContentSettings:
                                      maximum=1, group="advanced", scope="user")
     headline: bool = setting(True, "Start the kept content with the page's headline as its one <h1>, then the "
                                    "byline and date from the page's metadata (issue 15).", group="advanced", scope="user")
+    section_link_density: float = setting(0.1, "On a service, product or documentation page (detected type), "
+                                               "the chosen block widens to its parents while their link density "
+                                               "stays at most this (0 = off).",
+                                          minimum=0, maximum=1, group="advanced", scope="user")
     thread_widen: bool = setting(True, "On a forum thread (detected page type), keep the block of the repeated "
                                        "posts when the chosen block is one post inside it.",
                                  group="advanced", scope="user")
@@ -551,6 +561,24 @@ class MainContentFilter(Filter):
                                         "text than the chosen block",
                          measured={"chars": chars, "grid_chars": gs[_CHARS]}, threshold={"grid_share": s.grid_share})
                 top, top_score, chosen, chars = grid, scores.get(grid, top_score), [grid], gs[_CHARS]
+        if s.section_link_density and kind.kind in SECTION_KINDS and len(chosen) == 1:
+            # A service, product or documentation page is often sections side by side, each its own
+            # block: climb while the parent adds prose (low link density), not navigation.
+            node = chosen[0]
+            parent = node.getparent()
+            while (parent is not None and parent is not body and parent.tag not in BOILERPLATE_TAGS
+                   and parent.tag != "article"):  # beside a story in its <article>: comments, related
+                ps = st.get(parent)
+                if not ps or not ps[_CHARS] or ps[_LINK] / ps[_CHARS] > s.section_link_density:
+                    break
+                node, parent = parent, parent.getparent()
+            if node is not chosen[0] and st[node][_CHARS] > chars:
+                ctx.note("widen", node, "on this kind of page the content is sections side by side: the "
+                                        "prose block around the chosen one is kept",
+                         measured={"chars": chars, "section_chars": st[node][_CHARS],
+                                   "link_density": round(st[node][_LINK] / st[node][_CHARS], 3)},
+                         threshold={"section_link_density": s.section_link_density})
+                top, top_score, chosen, chars = node, scores.get(node, top_score), [node], st[node][_CHARS]
         if s.thread_widen and kind.kind in POSTS_ARE_CONTENT:
             thread = _repeated_items(body)[4]
             ts = st.get(thread) if thread is not None else None

@@ -192,6 +192,22 @@ def test_on_a_forum_thread_the_block_of_the_posts_is_kept(widen):
     assert any(e["action"] == "widen" and e["node"] == "div#thread.thread" for e in state.record) is widen
 
 
+@pytest.mark.parametrize("link_density, widened", [(0.1, True), (0, False)])
+def test_a_service_page_of_sections_side_by_side_keeps_every_section(link_density, widened):
+    # three sections, each its own block: the scorer picks the longest; on a service page (no other
+    # signal) the chosen block widens while its parents add prose, up to the wrapper, not the nav
+    secs = "".join(f"<section class={n} id=s{i}><div class=container><div class=col><h2>Service {i}</h2>"
+                   f"<p id=p{i}>{SENTENCE * (6 if i == 0 else 1)}</p></div></div></section>"
+                   for i, n in enumerate(["hero", "features", "pricing"]))
+    html = (f"<html><head><title>Our services</title></head><body><nav id=nav><a href=/>Home</a> "
+            f"<a href=/about>About</a> <a href=/contact>Contact</a></nav><div id=wrap><h1>Data services</h1>{secs}"
+            f"</div><footer id=foot><a href=/terms>Terms</a> <a href=/privacy>Privacy</a></footer></body></html>")
+    page, state, _ = run_filter("main_content", html, section_link_density=link_density)
+    assert ({"p1", "p2"} <= ids(page)) is widened and "p0" in ids(page)
+    assert not {"nav", "foot"} & ids(page)
+    assert any(e["action"] == "widen" and e["node"] == "div#wrap" for e in state.record) is widened
+
+
 @pytest.mark.parametrize("n, scored", [(24, False), (25, True)])
 def test_min_paragraph_chars_both_sides(n, scored):
     html = f"<html><body><div id=a><p>{'z' * n}</p></div><div id=b><a href=/>menu</a></div></body></html>"
@@ -345,7 +361,7 @@ SERVICE_PAGE = f"""<html><head><title>Acme tools</title></head><body>
 
 @pytest.mark.parametrize("main_share, widened", [(0.5, True), (0.0, False)])
 def test_a_small_chosen_block_widens_to_the_semantic_main(main_share, widened):
-    page, state, _ = run_filter("main_content", SERVICE_PAGE, main_share=main_share)
+    page, state, _ = run_filter("main_content", SERVICE_PAGE, main_share=main_share, section_link_density=0)
     assert ({"s0", "s15", "pitch"} <= ids(page)) is widened
     assert "pitch" in ids(page)
     assert any(e["action"] == "widen" for e in state.record) is widened
