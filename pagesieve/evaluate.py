@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import statistics
 import sys
@@ -52,6 +53,8 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from pagesieve.errors import InputError
+
+log = logging.getLogger("pagesieve.evaluate")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -90,6 +93,18 @@ class Sample:
     meta: dict = field(default_factory=dict)
 
 
+def repair_truth(text: str) -> str | None:
+    """The text of a truth stored as UTF-16 bytes read as Latin-1 (it starts with the byte-order
+    mark "ÿþ" or "þÿ" and holds NUL characters: two dragnet-dev pages), decoded as UTF-16; None for
+    any other text (left as it is)."""
+    if not text.startswith(("\xff\xfe", "\xfe\xff")) or "\x00" not in text:
+        return None
+    try:
+        return text.encode("latin-1").decode("utf-16")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
 def load_dataset(directory: str | Path, limit: int | None = None) -> list[Sample]:
     """The pages of a dataset directory, in ``truth.jsonl`` order (first ``limit`` only if given).
 
@@ -108,7 +123,12 @@ def load_dataset(directory: str | Path, limit: int | None = None) -> list[Sample
             row = json.loads(line)
             sample = Sample(id=str(row["id"]), path=directory / "pages" / f"{row['id']}.html",
                             url=row.get("url"), truth=row.get("body") or "",
-                            meta=row.get("meta") if isinstance(row.get("meta"), dict) else {})
+                            meta=dict(row["meta"]) if isinstance(row.get("meta"), dict) else {})
+            repaired = repair_truth(sample.truth)
+            if repaired is not None:
+                sample.truth, sample.meta["truth_repaired"] = repaired, "utf-16 read as latin-1"
+                log.warning("%s: the truth of page %s was UTF-16 stored as Latin-1 text; decoded as UTF-16",
+                            truth, sample.id)
         except (ValueError, KeyError, TypeError) as err:
             raise InputError(f"{truth}:{n}: expected a JSON object with id and body ({err})") from err
         if sample.path.is_file():

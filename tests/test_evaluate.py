@@ -149,3 +149,20 @@ def test_cli_scores_every_corpus_in_a_directory(dataset, typed_dataset, tmp_path
     assert cli.main(["eval", str(parent), "--preset", "reader"]) == 0
     rows = [line.split()[0] for line in capsys.readouterr().out.splitlines() if " reader " in line]
     assert rows[:2] == ["one", "two"]
+
+
+def test_a_truth_stored_as_utf16_read_as_latin1_is_decoded(tmp_path, caplog):
+    import json as _json
+
+    from pagesieve.evaluate import load_dataset, repair_truth
+
+    broken = "\ufeffThe abbot asked his pupil.".encode("utf-16-le").decode("latin-1")
+    assert broken.startswith("ÿþ") and "\x00" in broken
+    assert repair_truth(broken) == "The abbot asked his pupil."
+    assert repair_truth("ÿþ plain text without NULs") is None and repair_truth("plain") is None
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "1.html").write_text("<p>The abbot asked his pupil.</p>", encoding="utf-8")
+    (tmp_path / "truth.jsonl").write_text(_json.dumps({"id": "1", "body": broken}) + "\n", encoding="utf-8")
+    (sample,) = load_dataset(tmp_path)
+    assert sample.truth == "The abbot asked his pupil."
+    assert sample.meta["truth_repaired"] and "decoded as UTF-16" in caplog.text
