@@ -150,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=0, help="corpus pages per level (0: all)")
     ap.add_argument("--levels", default="1,8,64", help="concurrent clients, comma-separated")
+    ap.add_argument("--worker-niceness", type=int, default=None,
+                    help="pagesieve's proxy.worker_niceness (default: config.yaml's)")
     args = ap.parse_args(argv)
     pages = corpus_pages()
     if args.pages:
@@ -166,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        config = write_config(tmp / "config.yaml", tmp, workers=0, timeout_seconds=60)
+        extra = {} if args.worker_niceness is None else {"worker_niceness": args.worker_niceness}
+        config = write_config(tmp / "config.yaml", tmp, workers=0, timeout_seconds=60, **extra)
         t0 = time.perf_counter()
         ps = start_proxy(tmp / "ps", config=config)
         ready_s = time.perf_counter() - t0

@@ -73,26 +73,19 @@ def test_workers_forked_from_the_forkserver_were_warmed_there(tmp_path):
     assert out == ["preloaded"]
 
 
-def test_freed_memory_is_returned_every_so_many_page_bytes(monkeypatch):
+def test_freed_memory_is_returned_after_a_large_page_only(monkeypatch):
     calls = []
     monkeypatch.setattr(worker, "_TRIM", lambda pad: calls.append(pad) or 1)
-    monkeypatch.setattr(worker, "_untrimmed", 0)
-    page = worker.TRIM_EVERY_BYTES // 4 + 1
-    for _ in range(3):
-        worker._release_memory(page)
+    for _ in range(50):
+        worker._release_memory(worker.TRIM_AFTER_BYTES - 1)
     assert calls == []
-    worker._release_memory(page)
-    assert calls == [0]
-    for _ in range(3):
-        worker._release_memory(page)
+    worker._release_memory(worker.TRIM_AFTER_BYTES)
     assert calls == [0]
 
 
 def test_no_malloc_trim_means_no_trimming(monkeypatch):
     monkeypatch.setattr(worker, "_TRIM", False)
-    monkeypatch.setattr(worker, "_untrimmed", 0)
-    worker._release_memory(worker.TRIM_EVERY_BYTES * 2)  # nothing to call: no error
-    assert worker._untrimmed == 0
+    worker._release_memory(worker.TRIM_AFTER_BYTES * 2)  # nothing to call: no error
 
 
 def _niceness() -> int:
