@@ -107,3 +107,35 @@ def test_style_attributes_keep_a_background_with_its_text_colour(style, kept):
     page, _, _ = run_filter("ignore", f"<html><body><div id=d style='{style}'><span style='color:#eee'>t</span>"
                                       "</div></body></html>")
     assert page.root.get_element_by_id("d").get("style") == kept
+
+
+STREAMED = ("<html><body><header><a href=/>Home</a></header>{marker}<template id=\"B:0\"></template>{fallback}"
+            "{close}<footer>Foot</footer><script>$RC(\"B:0\",\"S:0\")</script>"
+            "<div hidden id=\"S:0\"><main id=real><h1>Full EV cars</h1><p id=story>" + "Electric cars run on batteries. " * 20
+            + "</p></main></div></body></html>")
+
+
+@pytest.mark.parametrize("marker, close", [("<!--$?-->", "<!--/$-->"), ("", "")])
+def test_content_streamed_in_a_hidden_segment_is_put_where_its_script_would_put_it(marker, close):
+    html = STREAMED.format(marker=marker, close=close, fallback="<main id=skeleton><div class=pulse></div></main>")
+    page, state, stats = run_filter("ignore", html)
+    body = page.root.find("body")
+    kids = [c.get("id") or c.tag for c in body if isinstance(c.tag, str)]
+    assert kids[:3] == ["header", "real", "footer"], kids  # in the placeholder's place, the skeleton gone
+    assert page.root.find(".//template") is None and page.root.find(".//div[@hidden]") is None
+    assert stats[0]["status"] == "ok"
+    assert any(e["action"] == "reveal" for e in state.record)
+
+
+def test_without_markers_a_fallback_with_real_text_is_not_taken_for_a_placeholder():
+    fallback = "<section id=other><p>" + "This block is real content of the page, not a skeleton. " * 8 + "</p></section>"
+    page, _, _ = run_filter("ignore", STREAMED.format(marker="", close="", fallback=fallback))
+    ids = [c.get("id") or c.tag for c in page.root.find("body") if isinstance(c.tag, str)]
+    assert ids[:4] == ["header", "real", "other", "footer"], ids
+
+
+def test_streamed_segments_stay_hidden_when_scripts_are_kept_or_the_setting_is_off():
+    html = STREAMED.format(marker="<!--$?-->", close="<!--/$-->", fallback="<main id=skeleton></main>")
+    for settings in ({"scripts": False}, {"reveal_streamed": False}):
+        page, _, _ = run_filter("ignore", html, **settings)
+        assert page.root.find(".//div[@hidden]") is not None and page.root.find(".//template") is not None
