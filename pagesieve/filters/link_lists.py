@@ -37,8 +37,9 @@ contents were removed as link lists) is recognised by general signals, never by 
   items are links only, so a menu is never such a grid. Items that are whole links are *cards*
   when they are long (``card_letters`` on average) and the grid holds ``grid_share`` of the page's
   letters (the grid of a shop's category page; not a short "related" list beside a story);
-* **prose** — a block holding a paragraph (``<p>``) with ``prose_letters`` or more letters outside
-  links is not removed whole (a short post in a column beside its category list: the column is
+* **prose** — a block holding a paragraph (``<p>``, or a ``<div>``/``<blockquote>``/``<td>``/``<dd>``
+  whose own run of text — its text, its inline children's, not nested blocks' — has them: a post
+  written with ``<br>``) with ``prose_letters`` or more letters outside links is not removed whole (a short post in a column beside its category list: the column is
   link-dense, the post is not): its inner blocks are tested instead;
 * **headline** — a block holding the page's headline (a heading ``<h1>``–``<h6>`` that says what the
   page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
@@ -298,10 +299,13 @@ class LinkListFilter(Filter):
         """The blocks outside page furniture holding a paragraph of ``prose_letters`` or more letters
         outside links (see the module docstring)."""
         out: set[HtmlElement] = set()
-        for p in body.iter("p"):
+        need = self.settings.prose_letters
+        for p in body.iter("p", "div", "blockquote", "td", "dd"):
             got = stats.get(p)
-            if got is None or got[2] - got[1] < self.settings.prose_letters or p in furniture:
+            if got is None or got[2] - got[1] < need or p in furniture:
                 continue
+            if p.tag != "p" and _loose_letters(p) < need:
+                continue  # a block's own run of text (a post written with <br>, no <p>) counts as a paragraph
             for a in p.iterancestors():
                 if a in out:
                     break
@@ -450,3 +454,22 @@ def _link_stats(top: HtmlElement) -> dict[HtmlElement, tuple[int, int, int]]:
             link_letters = letters
         stats[el] = (links, link_letters, letters)
     return stats
+
+
+#: Inline tags whose text belongs to the run of text around them (a paragraph without <p>).
+_INLINE = frozenset({"span", "b", "i", "em", "strong", "small", "abbr", "cite", "q", "sup", "sub", "time", "code",
+                     "mark", "u", "s", "font", "br", "wbr", "kbd", "var", "bdi", "bdo", "data"})
+
+
+def _loose_letters(block: HtmlElement) -> int:
+    """Letters of ``block``'s own text outside links: its text, its children's tails and the text of
+    its inline children (not of links, not of nested blocks)."""
+    n = letters(block.text)
+    stack = list(block)
+    while stack:
+        el = stack.pop()
+        n += letters(el.tail)
+        if isinstance(el.tag, str) and el.tag in _INLINE:
+            n += letters(el.text)
+            stack.extend(el)
+    return n

@@ -174,6 +174,18 @@ def test_a_column_holding_a_short_post_beside_its_categories_is_not_removed_whol
     assert (page.root.get_element_by_id("post", None) is not None) is kept
 
 
+@pytest.mark.parametrize("letters, kept", [(260, True), (150, False)])
+def test_a_post_written_with_line_breaks_not_paragraphs_counts_as_prose(letters, kept):
+    # A forum post in a <div> with <br> (no <p>) among 30 links (quotes, mentions, signature): its own
+    # run of text is a paragraph, so its message block is not removed whole.
+    links = " ".join(f"<a href=/m{i}>@user{i}</a>" for i in range(30))
+    text = "<br>".join(["<b>so</b> " + "word " * (letters // 20)] * 4)
+    html = (f"<html><body><div id=msg class=message-inner><div id=body class=bbWrapper>{text}<br>{links}</div>"
+            f"</div><p>{para(1500)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("msg", None) is not None) is kept
+
+
 def test_a_wrapper_named_like_furniture_but_holding_the_page_is_not_furniture():
     # "nonav" names the page's wrapper: its name does not make the whole page furniture.
     html = (f"<html><body><div class='page nonav'><div id=col><div id=side>{_categories(40)}</div>"
