@@ -848,3 +848,20 @@ def test_alt_from_a_figure_caption_main_content_took_out():
     page, state, _ = run_filters([("main_content", {}), ("accessibility", {})], html)
     assert by_id(page, "cap") is None and by_id(page, "img").get("alt") == "The old bridge, photo by A. Lens"
     assert any("taken out of the text" in e["reason"] for e in actions(state, "alt"))
+
+
+def test_aria_repairs_are_undone_with_the_rest_when_the_filter_fails(monkeypatch):
+    # Fail-open: a failure later in the filter rolls back every change it made, attributes too.
+    from pagesieve.filters.accessibility import AccessibilityFilter
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("later step fails")
+
+    monkeypatch.setattr(AccessibilityFilter, "_orphan_captions", staticmethod(boom))
+    html = ("<html><body><div id=d aria-controls='nowhere' aria-bogus=x aria-expanded=true></div>"
+            "<span id=s aria-label=Close></span><p>" + "Some text of the page. " * 10 + "</p></body></html>")
+    page, state, stats = run_filter("accessibility", html)
+    assert stats[0]["status"] == "error"
+    d = page.root.get_element_by_id("d")
+    assert d.get("aria-controls") == "nowhere" and d.get("aria-bogus") == "x" and d.get("aria-expanded") == "true"
+    assert page.root.get_element_by_id("s").get("role") is None
