@@ -49,11 +49,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--preset", default="reader")
     ap.add_argument("--recall-preset", default="declutter")
     args = ap.parse_args(argv)
-    report = json.loads(Path(args.eval_json).read_text(encoding="utf-8"))
-    peers = json.loads(Path(args.peers_json).read_text(encoding="utf-8"))
+    try:
+        report = json.loads(Path(args.eval_json).read_text(encoding="utf-8"))
+        peers = json.loads(Path(args.peers_json).read_text(encoding="utf-8"))
+        table = rows(report, peers, args.preset)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        print(f"peer_gap: cannot read the reports ({args.eval_json}, {args.peers_json}): "
+              f"{type(err).__name__}: {err}", file=sys.stderr)
+        return 2
     print(f"{'corpus':<16} {'page_type':<14} {'best peer':<20} {'F1':>6} {args.preset:>10} {'diff':>7}")
     behind = 0
-    for corpus, kind, peer, theirs, mine in rows(report, peers, args.preset):
+    for corpus, kind, peer, theirs, mine in table:
         verdict = "ok" if mine >= theirs else "behind"
         behind += verdict == "behind"
         print(f"{corpus:<16} {kind or '(all)':<14} {peer:<20} {theirs:>6.3f} {mine:>10.3f} {mine - theirs:>+7.3f} {verdict}")

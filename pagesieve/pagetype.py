@@ -106,6 +106,10 @@ class PageType:
     kind: str
     scores: dict[str, float] = field(default_factory=dict)
     signals: list[str] = field(default_factory=list)
+    #: The parent of the page's largest group of repeated items, and of its largest group of posts
+    #: (``_repeated_items``), as detection found them: the filters read these instead of searching again.
+    grid: Any = field(default=None, compare=False, repr=False)
+    thread: Any = field(default=None, compare=False, repr=False)
 
     def why(self) -> str:
         return "; ".join(self.signals) if self.signals else "no signal: a service page"
@@ -228,7 +232,7 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None) -> P
             add(kind, DECLARED, f"og:type {og.strip()}")
 
     body = dom.body_of(root)
-    items, priced, posts, _, _ = _repeated_items(body)
+    items, priced, posts, grid, thread = _repeated_items(body)
     if posts >= MIN_POSTS:
         add("forum", STRUCTURE, f"{posts} repeated posts with an author")
     if items >= MIN_ITEMS:
@@ -261,7 +265,7 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None) -> P
     kind = max(KINDS, key=lambda k: (scores[k], -KINDS.index(k)))
     if scores[kind] <= 0:
         kind = "service"
-    return PageType(kind, {k: v for k, v in scores.items() if v}, signals)
+    return PageType(kind, {k: v for k, v in scores.items() if v}, signals, grid=grid, thread=thread)
 
 
 __all__ = ["KINDS", "PageType", "detect"]

@@ -24,3 +24,16 @@ def test_the_best_peer_is_taken_per_corpus_and_per_page_type():
 def test_a_corpus_without_peers_or_without_the_preset_is_left_out():
     assert rows(EVAL, {}, "reader") == []
     assert rows(EVAL, PEERS, "declutter") == []
+
+
+def test_a_missing_or_malformed_report_is_one_line_on_stderr_and_exit_2(tmp_path, capsys):
+    from benchmarks.peer_gap import main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert main([str(tmp_path / "none.json"), str(bad)]) == 2
+    assert main([str(bad), str(bad)]) == 2
+    (tmp_path / "e.json").write_text('{"nodatasets": 1}', encoding="utf-8")
+    assert main([str(tmp_path / "e.json"), str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("peer_gap: cannot read the reports") for line in err)

@@ -92,6 +92,7 @@ with a note.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from lxml import etree
@@ -104,7 +105,7 @@ from pagesieve.filters.article import HEADLINE_CLASS, same_words
 from pagesieve.filters.base import Filter
 from pagesieve.filters.link_lists import _semantic_main
 from pagesieve.measure import chars
-from pagesieve.pagetype import _repeated_items, detect
+from pagesieve.pagetype import detect
 from pagesieve.settings import setting
 
 # Readability.js REGEXPS (mozilla/readability, Readability.js): blocks unlikely to be content,
@@ -179,16 +180,21 @@ def _names(el: HtmlElement) -> str:
     return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
 
 
-def _comment_thread(el: HtmlElement) -> bool:
+def _comment_thread(el: HtmlElement, alike: dict | None = None) -> bool:
     """``el`` is named like comments and is one of THREAD_MIN_COMMENTS such siblings of its tag
-    and class, or holds that many blocks named like comments: a thread, not a story's part."""
+    and class, or holds that many blocks named like comments: a thread, not a story's part.
+    ``alike``: a cache of the (tag, class) counts per parent, for callers that ask of many siblings."""
     if not COMMENT_NAMES.search(_names(el)):
         return False
     parent = el.getparent()
-    if parent is not None:
-        cls = el.get("class")
-        alike = sum(1 for sib in parent if sib.tag == el.tag and sib.get("class") == cls)
-        if cls and alike >= THREAD_MIN_COMMENTS:
+    cls = el.get("class")
+    if parent is not None and cls:
+        counts = alike.get(parent) if alike is not None else None
+        if counts is None:
+            counts = Counter((sib.tag, sib.get("class")) for sib in parent)
+            if alike is not None:
+                alike[parent] = counts
+        if counts[(el.tag, cls)] >= THREAD_MIN_COMMENTS:
             return True
     inside = 0
     for sub in el.iterdescendants():
@@ -552,7 +558,7 @@ class MainContentFilter(Filter):
                          measured={"chars": chars, "main_chars": ms[_CHARS]}, threshold={"main_share": s.main_share})
                 top, top_score, chosen, chars = main, scores.get(main, top_score), [main], ms[_CHARS]
         if s.grid_share and kind.kind in GRID_KINDS:
-            grid = _repeated_items(body)[3]
+            grid = kind.grid
             gs = st.get(grid) if grid is not None else None
             if (gs and grid is not None and grid is not body and not any(a in chosen for a in (grid, *grid.iterancestors()))
                     and chars < s.grid_share * gs[_CHARS] and (chars < s.min_article_chars or attempt > 1)
@@ -580,7 +586,7 @@ class MainContentFilter(Filter):
                          threshold={"section_link_density": s.section_link_density})
                 top, top_score, chosen, chars = node, scores.get(node, top_score), [node], st[node][_CHARS]
         if s.thread_widen and kind.kind in POSTS_ARE_CONTENT:
-            thread = _repeated_items(body)[4]
+            thread = kind.thread
             ts = st.get(thread) if thread is not None else None
             # Only when the chosen block is one of the posts (inside their block): a story chosen
             # outside a longer comment thread stays the story.
@@ -683,7 +689,8 @@ class MainContentFilter(Filter):
         # story left holds min_article_chars — never on a forum, where the posts are the content.
         threads = set()
         if kind not in POSTS_ARE_CONTENT:
-            threads = {el for el, *_ in plan if _comment_thread(el)}
+            alike: dict = {}
+            threads = {el for el, *_ in plan if _comment_thread(el, alike)}
             left = article_chars - sum(st[el][_CHARS] for el, *_ in plan if el in st)
             if left < s.min_article_chars:
                 threads = set()
