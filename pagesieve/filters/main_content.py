@@ -45,7 +45,8 @@ Sources (each threshold's doc names its own):
   that many blocks named like comments is a thread: except on a forum (where the posts are the
   content) it goes whatever its size, not bounded by ``clean_max_total`` and not counted by the
   chain's article-loss guard, provided the story left holds ``min_article_chars``. When the second
-  pass (every paragraph) picks a block inside a thread, the first pass's block is the story.
+  pass (every paragraph) picks a block inside a thread, the first pass's block is the story. On a
+  product page blocks named like reviews count too: the customers' reviews are its comments.
 
 **Widening to the page's own content block** (issue 15: on pages that are not stories the best-scored
 paragraph block is often one short section, a cookie notice or the heading of a grid):
@@ -134,6 +135,10 @@ SECTION_KINDS = frozenset({"service", "product", "documentation"})
 # A comment thread: a block named like comments that repeats (siblings of the same name) or holds
 # repeated comment blocks — the readers' posts under a story, not the story (see _comment_thread).
 COMMENT_NAMES = re.compile(r"comment", re.I)
+# On a product page the customers' reviews are its comments (wcxb-dev's product truths hold the
+# description and specifications, never the reviews): the same thread rule, with their names.
+REVIEW_KINDS = frozenset({"product"})
+REVIEW_NAMES = re.compile(r"comment|review", re.I)
 #: Blocks named like comments, in or beside a block, that make it a thread.
 THREAD_MIN_COMMENTS = 3
 POST_NAMES = re.compile(r"comment|repl|post|message|answer", re.I)
@@ -180,11 +185,17 @@ def _names(el: HtmlElement) -> str:
     return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
 
 
-def _comment_thread(el: HtmlElement, alike: dict | None = None) -> bool:
-    """``el`` is named like comments and is one of THREAD_MIN_COMMENTS such siblings of its tag
-    and class, or holds that many blocks named like comments: a thread, not a story's part.
-    ``alike``: a cache of the (tag, class) counts per parent, for callers that ask of many siblings."""
-    if not COMMENT_NAMES.search(_names(el)):
+def _thread_names(kind: str) -> re.Pattern:
+    """What the blocks of a readers' thread are named like on a page of this kind."""
+    return REVIEW_NAMES if kind in REVIEW_KINDS else COMMENT_NAMES
+
+
+def _comment_thread(el: HtmlElement, alike: dict | None = None, names: re.Pattern = COMMENT_NAMES) -> bool:
+    """``el`` is named like comments (``names``) and is one of THREAD_MIN_COMMENTS such siblings
+    of its tag and class, or holds that many blocks named like comments: a thread, not a story's
+    part. ``alike``: a cache of the (tag, class) counts per parent, for callers that ask of many
+    siblings."""
+    if not names.search(_names(el)):
         return False
     parent = el.getparent()
     cls = el.get("class")
@@ -198,7 +209,7 @@ def _comment_thread(el: HtmlElement, alike: dict | None = None) -> bool:
             return True
     inside = 0
     for sub in el.iterdescendants():
-        if isinstance(sub.tag, str) and sub.tag not in INLINE_TAGS and COMMENT_NAMES.search(_names(sub)):
+        if isinstance(sub.tag, str) and sub.tag not in INLINE_TAGS and names.search(_names(sub)):
             inside += 1
             if inside >= THREAD_MIN_COMMENTS:
                 return True
@@ -537,7 +548,7 @@ class MainContentFilter(Filter):
                      threshold={"min_paragraph_chars": s.min_paragraph_chars})
             return
         if (found is not first and first is not None and kind.kind not in POSTS_ARE_CONTENT
-                and any(_comment_thread(a) for a in (found[0], *found[0].iterancestors()))):
+                and any(_comment_thread(a, names=_thread_names(kind.kind)) for a in (found[0], *found[0].iterancestors()))):
             # A short story under a long comment thread: the second pass, over every paragraph, found
             # a comment; the story is the first pass's block, however short.
             ctx.note("first-pass", first[0], "the second pass chose a block inside a comment thread; "
@@ -690,7 +701,7 @@ class MainContentFilter(Filter):
         threads = set()
         if kind not in POSTS_ARE_CONTENT:
             alike: dict = {}
-            threads = {el for el, *_ in plan if _comment_thread(el, alike)}
+            threads = {el for el, *_ in plan if _comment_thread(el, alike, _thread_names(kind))}
             left = article_chars - sum(st[el][_CHARS] for el, *_ in plan if el in st)
             if left < s.min_article_chars:
                 threads = set()
@@ -728,7 +739,8 @@ class MainContentFilter(Filter):
         chars = es[_CHARS]
         share = chars / article_chars
         big = share > s.clean_max_share  # only named or semantic boilerplate outside the core may be big
-        if big and not outside_core and (kind in POSTS_ARE_CONTENT or not _comment_thread(el)):
+        thread_names = _thread_names(kind)
+        if big and not outside_core and (kind in POSTS_ARE_CONTENT or not _comment_thread(el, names=thread_names)):
             return None  # ... or a comment thread (or one of its comments), wherever it is
         measured = {"chars": chars, "share": round(share, 3)}
         limit = {"clean_max_share": s.clean_max_share} if not big else {"outside_core": True}
@@ -738,6 +750,8 @@ class MainContentFilter(Filter):
         if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
                 and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))):
             return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit  # type: ignore[union-attr]
+        if kind in REVIEW_KINDS and names and _comment_thread(el, names=thread_names):
+            return "customer reviews on a product page", measured, limit
         if big:
             return None
         if 0 < chars < s.min_paragraph_chars and el.tag not in INLINE_TAGS and LABEL.match(dom.text_of(el)):

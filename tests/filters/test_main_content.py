@@ -422,3 +422,27 @@ def test_headline_and_byline_from_metadata_the_ignore_filter_removed():
     assert page.root.find(".//p[@class='pagesieve-byline']").text == "By Ann Lee"
     note = next(e for e in state.record if e["action"] == "page-type")
     assert "schema.org" not in note["reason"]  # the page type reads the page as the chain left it
+
+
+def _reviews(n: int) -> str:
+    return "".join(f"<div class=product-review><span class=review-title>Great shelf {i}</span>"
+                   f"<span class=review-text>Easy to assemble, sturdy, and it fits the living room well; "
+                   f"{'we use it every day and it still looks new. ' * 6}</span></div>" for i in range(n))
+
+
+@pytest.mark.parametrize("url, gone", [
+    ("https://shop.example/us/p/kallax-shelf-80275887/", True),   # a product page: the reviews are its comments
+    ("https://news.example/2024/05/shelves-tested", False),       # an article: blocks named "review" stay
+])
+def test_customer_reviews_on_a_product_page_are_a_thread_not_the_description(url, gone):
+    # the description and specifications, then 12 customer reviews with more text than they have:
+    # on a product page repeated blocks named like reviews are the customers' comments
+    html = (f"<html><head><title>KALLAX shelf unit</title></head><body><div id=page>"
+            f"<div class=product-details id=desc><h2>Product details</h2>{para(4, 'd1')}"
+            f"<h2>Good to know</h2>{para(3, 'd2')}</div>"
+            f"<div class=reviews id=reviews><h2>Reviews</h2>{_reviews(12)}</div></div></body></html>")
+    page, state, stats = run_filter("main_content", html, url=url)
+    assert {"d1", "d2"} <= ids(page)
+    left = sum(1 for el in page.root.iter("div") if el.get("class") == "product-review")
+    assert left == (0 if gone else 12)
+    assert stats[0]["status"] == "ok"
