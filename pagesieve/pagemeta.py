@@ -28,6 +28,7 @@ class PageMeta:
     byline: str | None
     schema_types: tuple[str, ...]
     og_types: tuple[str, ...]
+    cart: bool = False
 
 
 def of(page) -> PageMeta:
@@ -36,10 +37,10 @@ def of(page) -> PageMeta:
     if got is None:
         from pagesieve.filters.article import page_headline
         from pagesieve.filters.main_content import _byline
-        from pagesieve.pagetype import _OG_TYPE, _schema_types
+        from pagesieve.pagetype import _OG_TYPE, _schema_types, has_cart
 
         root = page.root
         got = page.meta[_KEY] = PageMeta(headline=page_headline(root), byline=_byline(root),
                                          schema_types=tuple(_schema_types(root)),
-                                         og_types=tuple(str(t) for t in _OG_TYPE(root)))
+                                         og_types=tuple(str(t) for t in _OG_TYPE(root)), cart=has_cart(root))
     return got

@@ -202,7 +202,14 @@ def _paragraph_letters(body: HtmlElement) -> int:
     return max(per_parent.values(), default=0)
 
 
-def detect(root: HtmlElement, url: str | None = None, declared: Any = None) -> PageType:
+def has_cart(root: HtmlElement) -> bool:
+    """An "add to cart"/"buy" control (button, form or input) on the page."""
+    return any(_CART.search(f"{el.get('class') or ''} {el.get('id') or ''} {el.get('name') or ''} "
+                            f"{el.get('value') or ''} {dom.text_of(el)[:40]}")
+               for el in dom.body_of(root).iter("button", "form", "input"))
+
+
+def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart: bool | None = None) -> PageType:
     """The kind of page ``root`` is (see the module docstring for the signals). ``declared``: the
     page's metadata as read before filters removed any (:func:`pagesieve.pagemeta.of`); without it
     the declared types are read from ``root``."""
@@ -240,9 +247,8 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None) -> P
             add("collection", STRUCTURE, f"{items} repeated linked items, {priced} with a price")
         else:
             add("listing", STRUCTURE, f"{items} repeated linked items")
-    cart = any(_CART.search(f"{el.get('class') or ''} {el.get('id') or ''} {el.get('name') or ''} "
-                            f"{el.get('value') or ''} {dom.text_of(el)[:40]}")
-               for el in body.iter("button", "form", "input"))
+    if cart is None:
+        cart = has_cart(root)
     if cart and items < MIN_ITEMS:
         add("product", STRUCTURE, "an add-to-cart control, no item grid")
     code = sum(1 for _ in body.iter("pre")) + sum(1 for el in body.iter("code") if el.getparent().tag != "pre") // 4

@@ -446,3 +446,50 @@ def test_customer_reviews_on_a_product_page_are_a_thread_not_the_description(url
     left = sum(1 for el in page.root.iter("div") if el.get("class") == "product-review")
     assert left == (0 if gone else 12)
     assert stats[0]["status"] == "ok"
+
+
+def test_the_add_to_cart_control_that_ignore_removes_still_makes_a_product_page():
+    # ignore removes buttons and forms before main_content detects the page type: the control is
+    # read from the page as parsed (pagesieve.pagemeta)
+    html = (f"<html><body><div id=buy><p>Price: $99.60</p><form action=/cart><button>Add to cart</button></form>"
+            f"</div><div id=desc>{para(5, 'd')}</div></body></html>")
+    page, state, _ = run_filters([("ignore", {"forms": True, "buttons": True}), ("main_content", {})], html)
+    assert not list(page.root.iter("button")) and not list(page.root.iter("form"))
+    kind = next(e for e in state.record if e["action"] == "page-type")
+    assert kind["reason"].startswith("page type: product") and "add-to-cart" in kind["reason"]
+
+
+@pytest.mark.parametrize("expanders, kept", [(1, True), (3, False)])
+def test_a_read_more_block_of_prose_is_the_text_it_unfolds_unless_it_repeats(expanders, kept):
+    # one "read more" block holding a paragraph of prose: a product's description, folded; the same
+    # block repeated (one per review or teaser) unfolds list items and goes as before
+    fold = "".join(f"<div class='content-toggle read-more' id=fold{i}><p>{SENTENCE * 4}</p></div>"
+                   for i in range(expanders))
+    html = (f"<html><body><div id=main><h2>Item details</h2>{para(12, 'a')}{fold}"
+            f"<div class=read-more id=link><a href=/more>Read more</a></div></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert "a" in left and "link" not in left
+    assert ("fold0" in left) is kept and sum(f"fold{i}" in left for i in range(expanders)) == (expanders if kept else 0)
+
+
+def _front_page(kind_signals: str, lead_sentences: int) -> str:
+    # a blog's front page: alike teasers, each deep in its card; the first one longer
+    teasers = "".join(
+        f"<article class=teaser id=t{i}><div class=card-body><div class=card-text><h2><a href=/p/{i}>Story {i}</a></h2>"
+        f"<p>{SENTENCE * lead_sentences if i == 0 else 'A short teaser, read on'}</p><p>By Jane, {i + 1} May</p>"
+        f"</div></div></article>"
+        for i in range(8))
+    return (f"<html><head><title>The Blog</title>{kind_signals}</head><body><div class=nav><a href=/>Home</a></div>"
+            f"<div class=posts id=grid>{teasers}</div></body></html>")
+
+
+@pytest.mark.parametrize("lead_sentences, widened", [(2, True), (9, False)])
+def test_a_thin_block_inside_one_item_of_a_grid_widens_to_the_grid_whatever_the_page_type(lead_sentences, widened):
+    # declared an article (og:type, address), so not a listing by type; the chosen block is the first
+    # teaser's text: the grid of teasers is the content. A story of 500+ characters stays itself.
+    html = _front_page("<meta property=og:type content=article>", lead_sentences)
+    page, state, _ = run_filter("main_content", html, url="https://blog.example/2024/05/index.html")
+    assert next(e for e in state.record if e["action"] == "page-type")["reason"].startswith("page type: article")
+    assert all(f"t{i}" in ids(page) for i in range(8)) is widened
+    assert any(e["action"] == "widen" and e["node"] == "div#grid.posts" for e in state.record) is widened
