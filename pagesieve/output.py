@@ -98,6 +98,25 @@ def _read_later(root: HtmlElement) -> dict[HtmlElement, list[HtmlElement]]:
     return {o: [by_id[i] for i in o.get("aria-owns").split() if i in by_id] for o in owners}
 
 
+def _pre_text(pre: HtmlElement) -> str:
+    """The text of a ``<pre>`` block without what is not text inside it (a ``<style>`` that a CSS-in-JS
+    library puts in each code sample, a script): their tails stay."""
+    parts: list[str] = []
+    stack: list[tuple[HtmlElement, bool]] = [(pre, False)]
+    while stack:
+        el, closing = stack.pop()
+        if closing:
+            if el is not pre and el.tail:
+                parts.append(el.tail)
+            continue
+        stack.append((el, True))
+        if isinstance(el.tag, str) and el.tag not in _SKIP:
+            if el.text:
+                parts.append(el.text)
+            stack.extend((child, False) for child in reversed(el))
+    return "".join(parts)
+
+
 def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep), in
     the order a screen reader reads: blocks owned by a read-later element come in its place."""
@@ -142,7 +161,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
                 out.append("\n")
             else:  # <pre>: its line breaks and indentation are content
                 out.append(2)
-                out.append(node.text_content().replace("\n", _PRE_NL).replace(" ", _PRE_SP))
+                out.append(_pre_text(node).replace("\n", _PRE_NL).replace(" ", _PRE_SP))
                 out.append(2)
             if tail:
                 out.append(node.tail.replace("\n", " "))

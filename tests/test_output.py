@@ -40,6 +40,12 @@ def test_pre_keeps_its_lines():
     assert text("<p>x</p><pre>a\n  b</pre>") == "x\n\na\n  b"
 
 
+def test_a_style_inside_pre_is_not_text_but_its_tail_is():
+    # CSS-in-JS code blocks put a <style> in each sample (wcxb-dev 0681: the CSS came out as code)
+    html = "<pre><code><style>.c1{color:red}</style><span class=c1>1</span>pip<script>x()</script> install</code></pre>"
+    assert text(html) == "1pip install"
+
+
 def test_render_text_has_title_and_is_utf8_whatever_the_page_encoding():
     page = parse("<title>Été</title><p>café</p>".encode("cp1252"), declared_encoding="windows-1252")
     body, media = render(page, None, OutputSettings(format="text"))

@@ -220,13 +220,16 @@ def _comment_thread(el: HtmlElement, alike: dict | None = None, names: re.Patter
     return False
 
 
-HIDDEN = etree.XPath(".//*[@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
-                     "or translate(@type,'HIDEN','hiden')='hidden']")
+# Hidden elements are not content — except a tab panel: the page hides every tab's panel but the
+# selected one, and without the page's scripts (and its tab buttons, which ignore removes) no tab can
+# show the others: the code samples of a documentation page in every other language (issue 15).
+HIDDEN = etree.XPath(".//*[(@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
+                     "or translate(@type,'HIDEN','hiden')='hidden') and not(@role='tabpanel')]")
 
 
 def _hidden(el: HtmlElement) -> bool:
     return (el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true"
-            or (el.get("type") or "").lower() == "hidden")
+            or (el.get("type") or "").lower() == "hidden") and el.get("role") != "tabpanel"
 
 
 @dataclass(frozen=True)
@@ -627,8 +630,24 @@ class MainContentFilter(Filter):
         self._prune(body, chosen, st, ctx)
         if s.clean:
             self._clean(page, chosen, top, top_score, st, scores, chars, ctx, kind.kind)
+        self._reveal_tab_panels(chosen, ctx)
         if headline is not None:
             self._put_headline(body, chosen, headline, byline, ctx)
+
+    @staticmethod
+    def _reveal_tab_panels(chosen, ctx) -> None:
+        """Show the hidden tab panels kept (see HIDDEN): no tab can show them any more."""
+        for block in chosen:
+            if not ctx.in_document(block):
+                continue
+            for panel in [el for el in block.iter() if isinstance(el.tag, str) and el.get("role") == "tabpanel"]:
+                if panel.get("hidden") is not None or (panel.get("aria-hidden") or "").strip().lower() == "true":
+                    ctx.set_attr(panel, "hidden", None)
+                    ctx.set_attr(panel, "aria-hidden", None)
+                    if "none" in (panel.get("style") or "").replace(" ", "").lower():
+                        ctx.set_attr(panel, "style", None)
+                    ctx.note("reveal", panel, "a hidden tab panel is shown: without the page's scripts no tab "
+                                              "can show it")
 
     @staticmethod
     def _put_headline(body, chosen, headline, byline, ctx) -> None:

@@ -493,3 +493,18 @@ def test_a_thin_block_inside_one_item_of_a_grid_widens_to_the_grid_whatever_the_
     assert next(e for e in state.record if e["action"] == "page-type")["reason"].startswith("page type: article")
     assert all(f"t{i}" in ids(page) for i in range(8)) is widened
     assert any(e["action"] == "widen" and e["node"] == "div#grid.posts" for e in state.record) is widened
+
+
+def test_hidden_tab_panels_are_content_and_shown_other_hidden_blocks_are_not():
+    # a documentation page's code sample in three languages, two of them in hidden tab panels: no tab
+    # can show them without the page's scripts, so they are kept and shown; a hidden dialog still goes
+    panels = "".join(f"<div role=tabpanel id=tab{i} aria-labelledby=t{i}{' hidden' if i else ''}>"
+                     f"<pre>install sample {i} with the {lang} package manager</pre></div>"
+                     for i, lang in enumerate(("Python", "Node", "Ruby")))
+    html = (f"<html><body><div id=doc><h1>Quickstart</h1>{para(5, 'a')}<div class=tabs>{panels}</div>"
+            f"{para(2, 'b')}<div hidden id=dialog><p>{SENTENCE}</p></div></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"a", "b", "tab0", "tab1", "tab2"} <= left and "dialog" not in left
+    assert not any(page.root.get_element_by_id(f"tab{i}").get("hidden") is not None for i in range(3))
+    assert sum(e["action"] == "reveal" for e in state.record) == 2
