@@ -67,7 +67,7 @@ _SCHEMA = {
     "product": "product", "productgroup": "product", "offer": None, "individualproduct": "product",
     "newsarticle": "article", "reportagenewsarticle": "article", "blogposting": "article",
     "article": "article_weak", "scholarlyarticle": "article", "review": "article", "recipe": "article",
-    "discussionforumposting": "forum", "qapage": "forum", "question": "forum", "socialmediaposting": "forum",
+    "discussionforumposting": "forum", "qapage": "forum", "question": None, "socialmediaposting": "forum",
     "itemlist": "listing", "collectionpage": "collection", "searchresultspage": "listing", "offercatalog": "collection",
     "techarticle": "documentation", "apireference": "documentation", "howto": "documentation",
     "service": "service", "professionalservice": "service", "localbusiness": "service", "organization": None,

@@ -30,6 +30,11 @@ def posts(n: int) -> str:
     (f"<body>{items(MIN_ITEMS, price=True)}</body>", None, "collection"),
     ("<body>" + "<pre>code()</pre>" * 3 + "</body>", None, "documentation"),
     ("<body><h1>We build websites</h1><p>Call us.</p></body>", None, "service"),
+    # a service page's FAQ marks its entries as schema.org Questions: not a forum (a QAPage is)
+    ("<body><h1>Data services</h1>" + "<div itemscope itemtype=https://schema.org/Question><h3>Why us?</h3>"
+     "<p>Because.</p></div>" * 3 + "</body>", None, "service"),
+    ("<body><div itemscope itemtype=https://schema.org/QAPage><h1>How do I sort a dict?</h1></div></body>", None,
+     "forum"),
 ])
 def test_detect(html, url, kind):
     got = detect(lxml.html.document_fromstring(f"<html>{html}</html>"), url)

@@ -36,7 +36,11 @@ contents were removed as link lists) is recognised by general signals, never by 
   posts — and is kept whole; a block holding such a grid is not removed whole either. A menu's
   items are links only, so a menu is never such a grid. Items that are whole links are *cards*
   when they are long (``card_letters`` on average) and the grid holds ``grid_share`` of the page's
-  letters (the grid of a shop's category page; not a short "related" list beside a story);
+  letters (the grid of a shop's category page; not a short "related" list beside a story). In the
+  page's grid (``grid_share`` of its letters, or inside its main block) of alike items (none above
+  ``item_max_share`` of its letters), whether link-dense as a whole or not, no item is removed whole,
+  nor a block wrapping a whole item: a product card of two links and a price is link-dense on its
+  own (the blocks inside an item are still tested: a post's reply links);
 * **prose** — a block holding a paragraph (``<p>``, or a ``<div>``/``<blockquote>``/``<td>``/``<dd>``
   whose own run of text — its text, its inline children's, not nested blocks' — has them: a post
   written with ``<br>``) with ``prose_letters`` or more letters outside links is not removed whole (a short post in a column beside its category list: the column is
@@ -193,6 +197,16 @@ class LinkListFilter(Filter):
                 continue
             if node in settled:
                 continue
+            if (node in grids and (stats[node][2] >= s.grid_share * page_letters or node in in_article)
+                    and max((stats[c][2] for c in node if c in stats), default=0) <= s.item_max_share * stats[node][2]):
+                # the page's grid of alike items (grid_share of its letters, or inside its main block; no
+                # item above item_max_share of them), link-dense as a whole or not: none of its items is
+                # removed whole (a product card: its name and image links, a price), nor a block that
+                # wraps all of one; the blocks inside an item are tested as usual (a post's reply links)
+                for item in node:
+                    whole = stats.get(item, (0, 0, 0))[2]
+                    if whole:
+                        holds_grid.update(d for d in item.iter() if stats.get(d, (0, 0, -1))[2] == whole)
             links, link_letters, letters = stats[node]
             if links < s.min_links:
                 continue

@@ -264,3 +264,23 @@ def test_text_outside_links_of_a_very_deep_block():
                  + b"</div>" * 1500 + b"<p>after</p></div></body></html>")
     text = " ".join(_text_outside_links(page.root.get_element_by_id("top")).split())
     assert text == "By on 12 May 2024 after"
+
+
+def test_the_cards_of_a_grid_are_not_link_lists_one_by_one():
+    # wcxb-dev 4437: 17 cards, each an image link, a name link and "Item# 59370 $499.00" (ratio 0.53 on
+    # its own), the grid as a whole under the ratio (some cards have a description): each short card
+    # was removed. The cards and the blocks wrapping a whole card stay; a link list inside a
+    # card (its own share links) is still tested.
+    cards = "".join(
+        f"<div class='col-6 col-md-3' id=c{i}><div class=card><div class=card-img><a href=/item/{i}><img src={i}.jpg "
+        f"alt=''></a></div><div class=card-body><div class=name><a href=/item/{i}>"
+        f"Watch {i}</a></div>"
+        f"<div class=price>Item# 5937{i} $499.00</div>"
+        f"{'<p>Water resistant to 200 metres, steel bracelet, two year warranty</p>' if i % 2 else ''}"
+        f"{'<div class=share id=s%d><a href=/fb>Facebook</a> <a href=/tw>Twitter</a> <a href=/pin>Pinterest</a></div>' % i if i == 0 else ''}"
+        f"</div></div></div>" for i in range(12))
+    html = f"<html><body><nav id=n>{menu(6)}</nav><div class=row id=grid>{cards}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    left = {el.get("id") for el in page.root.iter() if el.get("id")}
+    assert all(f"c{i}" in left for i in range(12)), sorted(left)
+    assert "n" not in left and "s0" not in left
