@@ -45,6 +45,9 @@ contents were removed as link lists) is recognised by general signals, never by 
   whose own run of text — its text, its inline children's, not nested blocks' — has them: a post
   written with ``<br>``) with ``prose_letters`` or more letters outside links is not removed whole (a short post in a column beside its category list: the column is
   link-dense, the post is not): its inner blocks are tested instead;
+* **cards** — a paragraph (``<p>``) of ``card_prose_letters`` or more letters inside a link is read as
+  text, not as the link's label: a row of service cards, each one ``<a>`` around a heading and a
+  teaser, is not a link list (a menu's short descriptions still are link labels);
 * **headline** — a block holding the page's headline (a heading ``<h1>``–``<h6>`` that says what the
   page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
   under its heading, among its edit, tag and share links, is the page's content; and a short block
@@ -139,6 +142,10 @@ class LinkListSettings:
                                       "is not removed whole: its inner blocks are tested instead (pagesieve; issue 15: "
                                       "a short post beside a long category list).", minimum=1,
                                  group="advanced", scope="user")
+    card_prose_letters: int = setting(80, "A paragraph (<p>) of at least this many letters inside a link is read as "
+                                          "text, not as the link's label: cards that are whole links, a heading and "
+                                          "a teaser (pagesieve; issue 15). 0: every letter in a link is link text.",
+                                      minimum=0, group="advanced", scope="user")
     byline_letters: int = setting(150, "A block beside the page's headline with at most this many letters, whose "
                                        "text outside links holds a year or a time, is the byline and stays "
                                        "(pagesieve; issue 15).", minimum=0, group="advanced", scope="user")
@@ -215,6 +222,18 @@ class LinkListFilter(Filter):
             ratio = links / words if words else math.inf
             if ratio <= s.ratio or other >= s.keep_text:
                 continue
+            if s.card_prose_letters and (carded := self._prose_in_links(node)):
+                # cards that are whole links (a heading and a teaser paragraph inside one <a>): their
+                # paragraphs are read as text, not as link labels
+                other += carded
+                words = other / s.chars_per_word
+                ratio = links / words if words else math.inf
+                if ratio <= s.ratio:
+                    ctx.note("keep", node, "links around paragraphs of prose: cards, not a link list",
+                             measured={"links": links, "prose_letters_in_links": carded,
+                                       "ratio": round(ratio, 3)},
+                             threshold={"ratio": s.ratio, "card_prose_letters": s.card_prose_letters})
+                    continue
             if node.tag in _CELL_TAGS and self._in_data_table(node, tables):
                 continue
             if node in bylines:
@@ -308,6 +327,18 @@ class LinkListFilter(Filter):
                     out.add(el)
             node = node.getparent()
         return out
+
+    def _prose_in_links(self, node: HtmlElement) -> int:
+        """Letters of the paragraphs (``<p>`` of ``card_prose_letters`` or more letters) inside links
+        under ``node``."""
+        need = self.settings.card_prose_letters
+        total = 0
+        for a in node.iter("a"):
+            for p in a.iter("p"):
+                n = letters(p.text_content())
+                if n >= need:
+                    total += n
+        return total
 
     def _prose_holders(self, body: HtmlElement, stats: dict, furniture: set) -> set[HtmlElement]:
         """The blocks outside page furniture holding a paragraph of ``prose_letters`` or more letters

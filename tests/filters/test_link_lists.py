@@ -284,3 +284,18 @@ def test_the_cards_of_a_grid_are_not_link_lists_one_by_one():
     left = {el.get("id") for el in page.root.iter() if el.get("id")}
     assert all(f"c{i}" in left for i in range(12)), sorted(left)
     assert "n" not in left and "s0" not in left
+
+
+@pytest.mark.parametrize("teaser, kept", [
+    ("Providing training to managers and supervisors to improve employee relations and morale, reducing "
+     "turnover in the process.", True),
+    ("Learn more", False),  # a menu's short descriptions are still link labels
+])
+def test_cards_that_are_whole_links_around_a_paragraph_are_not_a_link_list(teaser, kept):
+    # wcxb-dev 3033: six service cards, each one <a> around a heading, a teaser paragraph and "Learn
+    # More": every letter was link text, so the block went as a link list
+    cards = "".join(f"<div class=col><a href=/s/{i}><div class=card><h3>Service {i}</h3><p>{teaser}</p>"
+                    f"<span>Learn More</span></div></a></div>" for i in range(3))
+    html = f"<html><body><p>{para(1500)}</p><div id=cards><h2>Our services</h2>{cards}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("cards", None) is not None) is kept
