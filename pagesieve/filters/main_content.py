@@ -70,7 +70,10 @@ paragraph block is often one short section, a cookie notice or the heading of a 
   into an ``<article>`` and outside ``nav``/``aside``/``footer``/``form``.
 * *thread of posts* — on a forum thread whose chosen block is one of its posts (inside the block of
   the largest group of repeated posts with an author, ``pagetype._repeated_items``), that block is
-  kept instead (``thread_widen``): every post is the content, not the longest one.
+  kept instead (``thread_widen``): every post is the content, not the longest one. And when the
+  chosen block (or a block around it holding little else) has the opening post beside it (the
+  question above its answers) or the replies after it (a block named like posts or comments), their
+  common block is kept when it holds little else (``OPENING_POST_SLACK``).
 
 The cleanup below then runs inside the widened block as inside any other.
 
@@ -132,6 +135,12 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
 # comments are the content (their names are not boilerplate there); on listings, shop collections,
 # product and documentation pages the link-dense item lists and tables of contents are.
 POSTS_ARE_CONTENT = frozenset({"forum"})
+# On a forum thread the opening post (a question) beside the chosen replies joins them when it is a
+# block of prose (OPENING_POST_CHARS, link density at most OPENING_POST_LINK_DENSITY) and their parent
+# holds little else (at most OPENING_POST_SLACK times the two).
+OPENING_POST_CHARS = 200
+OPENING_POST_LINK_DENSITY = 0.2
+OPENING_POST_SLACK = 1.1
 # On these the content is often sections side by side (main_content.section_link_density).
 SECTION_KINDS = frozenset({"service", "product", "documentation"})
 # A comment thread: a block named like comments that repeats (siblings of the same name) or holds
@@ -621,6 +630,13 @@ class MainContentFilter(Filter):
                                           "repeated posts is kept, not one post",
                          measured={"chars": chars, "thread_chars": ts[_CHARS]})
                 top, top_score, chosen, chars = thread, scores.get(thread, top_score), [thread], ts[_CHARS]
+        if s.thread_widen and kind.kind in POSTS_ARE_CONTENT and len(chosen) == 1:
+            joined = self._opening_post(chosen[0], st, body)
+            if joined is not None:
+                ctx.note("widen", joined, "on a forum thread the opening post beside the chosen block of replies is "
+                                          "content too: their common block, which holds little else, is kept",
+                         measured={"chars": chars, "joined_chars": st[joined][_CHARS]})
+                top, top_score, chosen, chars = joined, scores.get(joined, top_score), [joined], st[joined][_CHARS]
         container = _common_ancestor(chosen)
         ctx.note("select", chosen[0], f"best-scored content block (pass {attempt}); {len(chosen)} node(s) kept",
                  measured={"score": round(top_score, 2), "chars": chars,
@@ -633,6 +649,37 @@ class MainContentFilter(Filter):
         self._reveal_tab_panels(chosen, ctx)
         if headline is not None:
             self._put_headline(body, chosen, headline, byline, ctx)
+
+    @staticmethod
+    def _opening_post(node: HtmlElement, st, body: HtmlElement) -> HtmlElement | None:
+        """The block joining ``node`` and the rest of its thread: climbing from ``node`` while each
+        parent holds little else (OPENING_POST_SLACK), the first parent where ``node`` has beside it
+        the opening post (its previous sibling, a block of prose: the question above the answers) or
+        the replies (its next sibling, named like posts or comments: the thread under the first post)
+        and holds little else than the two. None when there is none."""
+        while True:
+            parent = node.getparent()
+            if parent is None or parent is body or parent not in st or node not in st:
+                return None
+            ns = st[node]
+            prev, nxt = node.getprevious(), node.getnext()
+            while prev is not None and not (isinstance(prev.tag, str) and prev in st):
+                prev = prev.getprevious()
+            while nxt is not None and not (isinstance(nxt.tag, str) and nxt in st):
+                nxt = nxt.getnext()
+            for other, opening in ((prev, True), (nxt, False)):
+                if other is None:
+                    continue
+                os_ = st[other]
+                if os_[_CHARS] < OPENING_POST_CHARS or os_[_LINK] > OPENING_POST_LINK_DENSITY * os_[_CHARS]:
+                    continue
+                if not opening and not POST_NAMES.search(_names(other)):
+                    continue
+                if st[parent][_CHARS] <= OPENING_POST_SLACK * (os_[_CHARS] + ns[_CHARS]):
+                    return parent
+            if st[parent][_CHARS] > OPENING_POST_SLACK * ns[_CHARS]:
+                return None
+            node = parent
 
     @staticmethod
     def _reveal_tab_panels(chosen, ctx) -> None:

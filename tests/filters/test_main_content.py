@@ -508,3 +508,38 @@ def test_hidden_tab_panels_are_content_and_shown_other_hidden_blocks_are_not():
     assert {"a", "b", "tab0", "tab1", "tab2"} <= left and "dialog" not in left
     assert not any(page.root.get_element_by_id(f"tab{i}").get("hidden") is not None for i in range(3))
     assert sum(e["action"] == "reveal" for e in state.record) == 2
+
+
+def _qa_page(question_sentences: int) -> str:
+    # a question above its block of answers (Stack Exchange): the scorer picks the answers
+    answers = "".join(f"<div class=answer id=a{i}><div class=post-text><p>{SENTENCE * 4}</p></div>"
+                      f"<span class=user>user{i}</span></div>" for i in range(4))
+    return (f"<html><head><title>How should I prepare?</title></head><body><div class=nav><a href=/>Home</a></div>"
+            f"<div id=mainbar><h1>How should I prepare?</h1><div class=question id=q><div class=post-text>"
+            f"<p id=qtext>{SENTENCE * question_sentences}</p></div></div><div id=answers>{answers}</div></div>"
+            f"<div class=sidebar id=side><a href=/x>Hot network questions</a></div></body></html>")
+
+
+@pytest.mark.parametrize("question_sentences, joined", [(3, True), (1, False)])
+def test_on_a_forum_the_question_above_the_chosen_answers_is_kept(question_sentences, joined):
+    url = "https://cooking.example/questions/123/how-should-i-prepare"
+    page, state, _ = run_filter("main_content", _qa_page(question_sentences), url=url)
+    left = ids(page)
+    assert all(f"a{i}" in left for i in range(4)) and "side" not in left
+    assert ("qtext" in left) is joined  # a one-sentence block is no opening post (OPENING_POST_CHARS)
+
+
+def test_on_a_forum_the_replies_after_the_chosen_first_post_are_kept():
+    # Vanilla: the first post in its own list, the comments in a block after it (named like comments)
+    comments = "".join(f"<li class='Item ItemComment{' Alt' if i % 2 else ''}' id=c{i}><div class=Comment>"
+                       f"<div class=Item-BodyWrap><div class=Item-Body><div class=Message><p>"
+                       f"{'Thanks, that makes sense to me and I will try it this weekend. ' * 2}</p></div></div></div>"
+                       f"</div></li>" for i in range(3))
+    html = (f"<html><body><div class=Frame><div class='Content MainContent' id=main>"
+            f"<div class='MessageList Discussion'><div class=Item><div class=Discussion><div class=Item-BodyWrap>"
+            f"<div class=Item-Body><div class=Message id=first><p>{SENTENCE * 8}</p></div></div></div></div></div></div>"
+            f"<div class=CommentsWrap id=comments><div class=DataBox><ul class=Comments>{comments}</ul></div></div>"
+            f"</div><div class=Panel id=panel><a href=/c>Categories</a></div></div></body></html>")
+    page, state, _ = run_filter("main_content", html, url="https://forum.example/discussion/39620/a-topic")
+    left = ids(page)
+    assert {"first", "comments", "c0", "c2"} <= left and "panel" not in left
