@@ -29,7 +29,9 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
   is the output's first heading. The headline and byline the reader put first (classes
   ``pagesieve-headline``, ``pagesieve-byline``) are then left out of the scored text, as the title is.
 * **by page type**: P, R, F1 per ``meta.page_type``; **page-type detection**: the share of pages
-  whose ``pagesieve.pagetype.detect`` kind is their ``meta.page_type``.
+  whose ``pagesieve.pagetype.detect`` kind, on the page as parsed, is their ``meta.page_type``; and,
+  per preset whose chain detects it (``main_content``'s "page-type" note: on the page after
+  ``ignore``, the kind the reader acts on), the same share for that detection.
 * speed: pages per second over the time spent in parsing, the filters and rendering,
   median and 95th percentile milliseconds per page.
 * errors: pages whose processing raised (scored as empty output, P = R = F1 = 0) and pages on
@@ -160,6 +162,10 @@ class PresetResult:
     errors: int = 0
     filter_errors: int = 0
     by_type: dict[str, dict] = field(default_factory=dict)
+    #: The page type as this preset's chain detected it (main_content's "page-type" note) against
+    #: ``meta.page_type``: share right, and pages with both (None: the chain detects none).
+    chain_pagetype_accuracy: float | None = None
+    chain_pagetype_pages: int = 0
     per_page: list[dict] = field(default_factory=list)
 
     def row(self) -> dict:
@@ -326,6 +332,9 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
         try:
             doc = parse(s.path.read_bytes(), url=s.url)
             state, stats = chain.run(doc)
+            detected = next((e["kind"] for e in state.record if e.get("action") == "page-type" and "kind" in e), None)
+            if detected:
+                page["detected"] = detected
             failed = [f["filter"] for f in stats if f["status"] == "error"]
             if failed:
                 res.filter_errors += 1
@@ -381,6 +390,9 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     res.with_kept = with_kept / with_all if with_all else None
     res.without_removed = without_removed / without_all if without_all else None
     res.headline, res.headline_pages = _mean([float(h) for h in heads]), len(heads)
+    judged = [p["type"] == p["detected"] for p in res.per_page if "type" in p and "detected" in p]
+    if judged:
+        res.chain_pagetype_accuracy, res.chain_pagetype_pages = sum(judged) / len(judged), len(judged)
     res.by_type = {t: {"pages": len(v), "precision": statistics.fmean(x[0] for x in v),
                        "recall": statistics.fmean(x[1] for x in v), "f1": statistics.fmean(x[2] for x in v)}
                    for t, v in sorted(per_type.items())}
@@ -480,6 +492,10 @@ def format_corpora(corpora: list[CorpusResult], breakdown: bool = True) -> str:
             lines.append(f"page-type detection on {c.name}: {c.pagetype_accuracy:.3f} of {c.pagetype_pages} pages")
             for t, v in c.pagetype_by_type.items():
                 lines.append(f"  {t:<14} {v['accuracy']:.3f} of {v['pages']:>3}  detected as {v['detected']}")
+            for r in c.presets:
+                if r.chain_pagetype_accuracy is not None:
+                    lines.append(f"  as {r.preset}'s chain detects it (after ignore; what main_content acts on): "
+                                 f"{r.chain_pagetype_accuracy:.3f} of {r.chain_pagetype_pages} pages")
     return "\n".join(lines)
 
 

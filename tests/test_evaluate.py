@@ -137,8 +137,13 @@ def test_eval_reports_snippets_headline_types_and_detection(typed_dataset):
     assert r.headline == 1.0 and r.headline_pages == 1
     assert set(r.by_type) == {"article"} and r.by_type["article"]["pages"] == 1
     assert c.pagetype_accuracy == 1.0 and c.pagetype_pages == 1
+    # the kind the reader's chain acted on (main_content, after ignore), per page and as a share
+    assert r.per_page[0]["detected"] == "article"
+    assert r.chain_pagetype_accuracy == 1.0 and r.chain_pagetype_pages == 1
     table = format_corpora([c])
-    assert "page_type" in table and "page-type detection" in table
+    assert "page_type" in table and "page-type detection" in table and "as reader's chain detects it" in table
+    (d,) = evaluate_corpus(typed_dataset, ["declutter"]).presets  # no main_content: no detection to judge
+    assert d.chain_pagetype_accuracy is None and "detected" not in d.per_page[0]
 
 
 def test_cli_scores_every_corpus_in_a_directory(dataset, typed_dataset, tmp_path, capsys):

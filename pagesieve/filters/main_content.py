@@ -540,7 +540,7 @@ class MainContentFilter(Filter):
         meta = pagemeta.of(page)
         kind = detect(page.root, page.url, cart=meta.cart)
         ctx.note("page-type", body, f"page type: {kind.kind} ({kind.why()})",
-                 measured={k: round(v, 2) for k, v in kind.scores.items()})
+                 measured={k: round(v, 2) for k, v in kind.scores.items()}, kind=kind.kind)
         headline = meta.headline if s.headline else None
         byline = meta.byline if s.headline else None
         found = first = None
