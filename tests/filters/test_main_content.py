@@ -192,8 +192,11 @@ def test_on_a_forum_thread_the_block_of_the_posts_is_kept(widen):
     assert any(e["action"] == "widen" and e["node"] == "div#thread.thread" for e in state.record) is widen
 
 
-@pytest.mark.parametrize("link_density, widened", [(0.1, True), (0, False)])
-def test_a_service_page_of_sections_side_by_side_keeps_every_section(link_density, widened):
+@pytest.mark.parametrize("link_density, widened, url, kind", [
+    (0.1, True, None, "service"), (0, False, None, "service"),
+    (0.1, True, "https://acme.example/events/", "listing"),  # a listing by its address: its prose sections too
+])
+def test_a_service_page_of_sections_side_by_side_keeps_every_section(link_density, widened, url, kind):
     # three sections, each its own block: the scorer picks the longest; on a service page (no other
     # signal) the chosen block widens while its parents add prose, up to the wrapper, not the nav
     secs = "".join(f"<section class={n} id=s{i}><div class=container><div class=col><h2>Service {i}</h2>"
@@ -202,7 +205,8 @@ def test_a_service_page_of_sections_side_by_side_keeps_every_section(link_densit
     html = (f"<html><head><title>Our services</title></head><body><nav id=nav><a href=/>Home</a> "
             f"<a href=/about>About</a> <a href=/contact>Contact</a></nav><div id=wrap><h1>Data services</h1>{secs}"
             f"</div><footer id=foot><a href=/terms>Terms</a> <a href=/privacy>Privacy</a></footer></body></html>")
-    page, state, _ = run_filter("main_content", html, section_link_density=link_density)
+    page, state, _ = run_filter("main_content", html, url=url, section_link_density=link_density)
+    assert next(e for e in state.record if e["action"] == "page-type")["kind"] == kind
     assert ({"p1", "p2"} <= ids(page)) is widened and "p0" in ids(page)
     assert not {"nav", "foot"} & ids(page)
     assert any(e["action"] == "widen" and e["node"] == "div#wrap" for e in state.record) is widened
