@@ -147,6 +147,8 @@ SECTION_KINDS = frozenset({"service", "product", "documentation", "listing"})
 # A comment thread: a block named like comments that repeats (siblings of the same name) or holds
 # repeated comment blocks — the readers' posts under a story, not the story (see _comment_thread).
 COMMENT_NAMES = re.compile(r"comment", re.I)
+# schema.org's counters of likes, shares, comments (InteractionCounter): figures about the text, not text.
+COUNTER_PROPS = frozenset({"interactionStatistic", "interactionCount"})
 # Named "read more" (BOILERPLATE): the control, a teaser list — or the text it unfolds (_collapsed_text).
 READ_MORE = re.compile(r"read-?more", re.I)
 # On a product page the customers' reviews are its comments (wcxb-dev's product truths hold the
@@ -837,6 +839,8 @@ class MainContentFilter(Filter):
         names = _names(el)
         if el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
             return f"<{el.tag}> navigation or aside block inside the article", measured, limit
+        if el.get("itemprop") in COUNTER_PROPS and not big:
+            return "a count of likes, shares or comments (schema.org interactionStatistic)", measured, limit
         if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
                 and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))
                 and not self._collapsed_text(el, es, names)):

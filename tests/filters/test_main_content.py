@@ -547,3 +547,14 @@ def test_on_a_forum_the_replies_after_the_chosen_first_post_are_kept():
     page, state, _ = run_filter("main_content", html, url="https://forum.example/discussion/39620/a-topic")
     left = ids(page)
     assert {"first", "comments", "c0", "c2"} <= left and "panel" not in left
+
+
+def test_a_count_of_likes_marked_as_an_interaction_statistic_goes_the_post_stays():
+    # Discourse marks each post's "1 Like" as a schema.org interactionStatistic: a figure about the
+    # post, read out as if it were part of it
+    posts = "".join(f"<div class=topic-body itemprop=comment id=p{i}><div class=post itemprop=text><p>{SENTENCE * 2}"
+                    f"</p></div><div itemprop=interactionStatistic id=s{i}><span class=post-likes>{i + 1} Like</span>"
+                    f"</div></div>" for i in range(3))
+    page, state, _ = run_filter("main_content", f"<html><body><div id=thread>{posts}</div></body></html>")
+    left = ids(page)
+    assert {"p0", "p1", "p2"} <= left and not {"s0", "s1", "s2"} & left
