@@ -558,3 +558,15 @@ def test_a_count_of_likes_marked_as_an_interaction_statistic_goes_the_post_stays
     page, state, _ = run_filter("main_content", f"<html><body><div id=thread>{posts}</div></body></html>")
     left = ids(page)
     assert {"p0", "p1", "p2"} <= left and not {"s0", "s1", "s2"} & left
+
+
+@pytest.mark.parametrize("sentences, removed", [(3, True), (1, False)])
+def test_a_short_post_under_a_long_thread_is_the_post(sentences, removed):
+    # an "open thread" post of a few sentences under a long comment thread: the thread goes when the
+    # post left holds a paragraph (THREAD_MIN_STORY_CHARS), not only a story of min_article_chars
+    html = (f"<html><body><div class=blog id=blog><h2>September open thread</h2><p id=post>{SENTENCE * sentences}</p>"
+            f"<div class=comments-head id=head>Comments</div>{_thread(6, 300)}</div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert "post" in ids(page)
+    left = sum(1 for el in page.root.iter("div") if el.get("class") == "comments-body")
+    assert left == (0 if removed else 6)
