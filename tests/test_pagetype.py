@@ -35,6 +35,9 @@ def posts(n: int) -> str:
      "<p>Because.</p></div>" * 3 + "</body>", None, "service"),
     ("<body><div itemscope itemtype=https://schema.org/QAPage><h1>How do I sort a dict?</h1></div></body>", None,
      "forum"),
+    # Amazon names every section "celwidget": not a sidebar widget, its grid is the page's
+    (f"<body><div class='celwidget c-f'>{items(MIN_ITEMS, price=True)}</div></body>", None, "collection"),
+    (f"<body><div class='widget widget_text'>{items(MIN_ITEMS, price=True)}</div></body>", None, "service"),
 ])
 def test_detect(html, url, kind):
     got = detect(lxml.html.document_fromstring(f"<html>{html}</html>"), url)

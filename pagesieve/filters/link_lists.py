@@ -82,8 +82,9 @@ from pagesieve.settings import setting
 _CELL_TAGS = frozenset({"td", "th"})
 _FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
 _FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
-#: Class/id words of page furniture: blocks so named never count as main content here.
-FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|widget|drawer|dropdown|mega|"
+#: Class/id words of page furniture: blocks so named never count as main content here ("widget" only
+#: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
+FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|mega|"
                        r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 _CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
