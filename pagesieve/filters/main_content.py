@@ -169,6 +169,10 @@ GRID_KINDS = frozenset({"listing", "collection"})
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
 CAPTION_TAGS = frozenset({"figcaption"})
+#: A block named like a gallery, slideshow or carousel that holds no image is a rotator of text — testimonials,
+#: quotes — and judged as any other block (a caption or credit is text beside its image: judged by name alone).
+SLIDES = re.compile(r"gallery|slideshow|carousel", re.I)
+MEDIA_TAGS = ("img", "picture", "svg", "video", "iframe", "figure")
 # Whole short blocks that are labels of boilerplate, not text ("Advertisement", "Read more").
 LABEL = re.compile(r"^\W*(?:advert(?:isement)?|ad|sponsored(?: content)?|read more|related(?: articles| stories)?|"
                    r"more stories|share(?: this)?(?: article| story)?|tags?|comments?|subscribe|continue reading|"
@@ -816,6 +820,14 @@ class MainContentFilter(Filter):
         alike = sum(1 for other in el.getroottree().getroot().iter(el.tag) if other.get("class") == cls)
         return alike < THREAD_MIN_COMMENTS
 
+    def _text_slides(self, el: HtmlElement, es, names: str) -> bool:
+        """Named only like a gallery, slideshow or carousel (not a caption or credit), holding no image
+        and a few paragraphs of prose (half of min_article_chars, few links): a rotator of testimonials or
+        quotes, not a gallery (whose images a script may load later: its text is a label, "1 / 8")."""
+        return (es[_CHARS] >= self.settings.min_article_chars / 2 and es[_LINK] <= self.settings.clean_link_density * es[_CHARS]
+                and all(SLIDES.fullmatch(x) for x in CAPTION.findall(names))
+                and next(el.iter(*MEDIA_TAGS), None) is None)
+
     @staticmethod
     def _between_blocks(el: HtmlElement, st) -> bool:
         """An inline element standing between blocks (its own line), not inside a sentence."""
@@ -855,7 +867,8 @@ class MainContentFilter(Filter):
             return None
         if 0 < chars < s.min_paragraph_chars and el.tag not in INLINE_TAGS and LABEL.match(dom.text_of(el)):
             return "a boilerplate label", measured, {"min_paragraph_chars": s.min_paragraph_chars}
-        if s.captions and (el.tag in CAPTION_TAGS or (names and CAPTION.search(names))):
+        if s.captions and (el.tag in CAPTION_TAGS or (names and CAPTION.search(names)
+                                                       and not self._text_slides(el, es, names))):
             return "image caption or gallery", measured, limit
         if el.tag in dom.HEADING_TAGS and title_words and chars:
             words = _words(dom.text_of(el))

@@ -570,3 +570,18 @@ def test_a_short_post_under_a_long_thread_is_the_post(sentences, removed):
     assert "post" in ids(page)
     left = sum(1 for el in page.root.iter("div") if el.get("class") == "comments-body")
     assert left == (0 if removed else 6)
+
+
+def test_a_rotator_of_testimonials_is_text_but_a_gallery_label_is_not():
+    # wcxb 4900 and 0095: a "testimonial_rotator ... slideshow" of quotes (no image, no links) was removed as an
+    # image gallery; a gallery whose images a script loads later says only "1 / 8 Back to Gallery".
+    quotes = "".join(f"<p>“{SENTENCE.strip()} Thank you, number {i}!”</p>" for i in range(3))
+    page, state, _ = run_filter("main_content", f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=rotator class="testimonial_rotator cycletwo-slideshow">{quotes}</div>
+      <div id=label class="gallery-overlay"><p>Bridges of the county</p><p>1 / 8</p><p>Back to Gallery</p></div>
+      <div id=pics class="photo-gallery"><img src=a.jpg alt="the bridge"><p>{SENTENCE}{SENTENCE}{SENTENCE}</p></div>
+      {para(4, "p2")}</div></body></html>""")
+    left = ids(page)
+    assert {"p1", "p2", "rotator"} <= left
+    assert not {"label", "pics"} & left
+    assert reasons(state)["div#label.gallery-overlay"] == "image caption or gallery"
