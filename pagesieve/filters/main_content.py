@@ -31,10 +31,11 @@ Sources (each threshold's doc names its own):
   and HTML semantics: hidden elements; ``nav``/``aside``/``footer``/``form``/``dialog`` blocks,
   navigation and dialog roles; blocks named like bylines, dates, share bars, related lists, comments,
   newsletters, ads (``BOILERPLATE``); short blocks that are only a label ("Advertisement",
-  "Read more"); image captions, credits and galleries (``captions``; the images stay); headings
-  that repeat the page title (``title_overlap``); lists, tables and divisions with fewer than
-  ``clean_max_commas`` commas whose link density is above ``clean_link_density``
-  (``clean_link_density_positive`` when their names say "content").
+  "Read more"); image captions, credits and galleries (``captions``; the images stay; a "slideshow"
+  of prose without images — testimonials — is text); headings that repeat the page title
+  (``title_overlap``); lists, tables and divisions with fewer than ``clean_max_commas`` commas whose
+  link density is above ``clean_link_density`` (``clean_link_density_positive`` when their names say
+  "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence).
   Size bounds: a removal takes at most ``clean_max_share`` of the article's text, and all
   such removals at most ``clean_max_total`` (else the cleanup is skipped on that page) — except
   named or semantic boilerplate outside the *core*, the innermost scored block under the best
@@ -169,8 +170,8 @@ GRID_KINDS = frozenset({"listing", "collection"})
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
 CAPTION_TAGS = frozenset({"figcaption"})
-#: A block named like a gallery, slideshow or carousel that holds no image is a rotator of text — testimonials,
-#: quotes — and judged as any other block (a caption or credit is text beside its image: judged by name alone).
+#: A block named like a gallery, slideshow or carousel that holds no image but prose is a rotator of text —
+#: testimonials, quotes — and judged as any other block (a caption or credit is text beside its image: judged by name alone).
 SLIDES = re.compile(r"gallery|slideshow|carousel", re.I)
 MEDIA_TAGS = ("img", "picture", "svg", "video", "iframe", "figure")
 # Whole short blocks that are labels of boilerplate, not text ("Advertisement", "Read more").
@@ -829,6 +830,14 @@ class MainContentFilter(Filter):
                 and next(el.iter(*MEDIA_TAGS), None) is None)
 
     @staticmethod
+    def _linked_blurb(el: HtmlElement, es) -> bool:
+        """One link (a linked heading, a "learn more") and at least twice its text in prose beside it: a
+        blurb of the page — a service, a feature — not a list of links."""
+        links = el.iter("a")
+        return (next(links, None) is not None and next(links, None) is None
+                and es[_CHARS] - es[_LINK] >= 2 * es[_LINK])
+
+    @staticmethod
     def _between_blocks(el: HtmlElement, st) -> bool:
         """An inline element standing between blocks (its own line), not inside a sentence."""
         parent, prev = el.getparent(), el.getprevious()
@@ -879,7 +888,7 @@ class MainContentFilter(Filter):
         if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas and kind not in ITEMS_ARE_CONTENT:
             ld = es[_LINK] / chars
             bound = s.clean_link_density_positive if POSITIVE.search(names) else s.clean_link_density
-            if ld > bound:
+            if ld > bound and not self._linked_blurb(el, es):
                 return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
                     "link_density": bound, "commas_below": s.clean_max_commas}
         return None

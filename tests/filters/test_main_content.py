@@ -84,9 +84,9 @@ def test_captions_kept_when_off():
 
 
 def link_block(link_share: float) -> str:
-    """A <div> of 100 characters of which ``link_share`` are inside a link, no commas."""
+    """A <div> of 100 characters of which ``link_share`` are inside two links, no commas."""
     linked = round(100 * link_share)
-    return f"<div id=lb><a href=/l>{'l' * linked}</a> {'w' * (100 - linked)}</div>"
+    return f"<div id=lb><a href=/l>{'l' * (linked // 2)}</a><a href=/m>{'m' * (linked - linked // 2)}</a> {'w' * (100 - linked)}</div>"
 
 
 @pytest.mark.parametrize("link_share, removed", [(0.15, False), (0.25, True)])
@@ -585,3 +585,17 @@ def test_a_rotator_of_testimonials_is_text_but_a_gallery_label_is_not():
     assert {"p1", "p2", "rotator"} <= left
     assert not {"label", "pics"} & left
     assert reasons(state)["div#label.gallery-overlay"] == "image caption or gallery"
+
+
+def test_a_blurb_with_one_link_is_text_but_a_line_of_links_is_not():
+    # wcxb 4900: "Cover Letter Help" (a linked heading) over a sentence was removed as a link list.
+    page, state, _ = run_filter("main_content", f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=blurb><h4><a href=/cover>Cover letter writing help</a></h4>
+       <p>Need a winning cover letter? We write one for you, fast.</p></div>
+      <div id=related><a href=/a>Council budget passes</a> and <a href=/b>Road works on Main Street</a></div>
+      <div id=more><p>Read more: <a href=/c>The bridge that was never built in our town</a></p></div>
+      {para(4, "p2")}</div></body></html>""")
+    left = ids(page)
+    assert {"p1", "p2", "blurb"} <= left
+    assert not {"related", "more"} & left
+    assert reasons(state)["div#more"] == "link list inside the article"
