@@ -280,6 +280,10 @@ IDREF_ATTRS = ("aria-controls", "aria-owns", "aria-activedescendant", "aria-desc
 STATELESS_TAGS = frozenset("div span p i b em strong small u s font center section article header footer nav aside "
                            "ul ol li dl dt dd h1 h2 h3 h4 h5 h6 figure figcaption blockquote label img picture svg "
                            "address main".split())
+_IDREF_SET = frozenset(IDREF_ATTRS)
+_STATELESS_OR_LINK = STATELESS_TAGS | {"a"}
+#: Plain elements a name (aria-label) on turns into an icon (role=img) when they hold nothing to read.
+_NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
 
 
 @dataclass(frozen=True)
@@ -884,8 +888,33 @@ class AccessibilityFilter(Filter):
 
     @staticmethod
     def _aria_attrs(body: HtmlElement, ctx) -> None:
-        ids = set(body.getroottree().xpath("//@id"))
-        for el in body.xpath(".//*[" + " or ".join("@" + a for a in IDREF_ATTRS) + "]"):
+        # One walk of the body picks, by their attribute names, the elements each repair below may
+        # touch; the repairs then run in turn, each over its elements in document order and checking
+        # each as it is then (an earlier repair may have changed it). No repair gives an element an
+        # attribute that would make it another's candidate (role=img, aria-level: a defined one).
+        # Before, each repair walked the body or queried it by XPath (slower still: an attribute
+        # test per element): six walks a page.
+        idrefs, named, headings, stated, aria = [], [], [], [], []
+        for el in body.iter():
+            tag = el.tag
+            if not isinstance(tag, str):
+                continue
+            names = el.keys()
+            if not names:
+                continue
+            if el is not body:
+                if not _IDREF_SET.isdisjoint(names):
+                    idrefs.append(el)
+                if tag in _NAMED_ICON_TAGS and ("aria-label" in names or "aria-labelledby" in names):
+                    named.append(el)
+                if "role" in names:
+                    headings.append(el)
+            if tag in _STATELESS_OR_LINK and not WIDGET_STATES.isdisjoint(names):
+                stated.append(el)
+            if any(n[:5].lower() == "aria-" for n in names):
+                aria.append(el)
+        ids = set(body.getroottree().xpath("//@id")) if idrefs else set()
+        for el in idrefs:
             for name in IDREF_ATTRS:
                 refs = (el.get(name) or "").split()
                 if not refs or all(r in ids for r in refs):
@@ -898,7 +927,7 @@ class AccessibilityFilter(Filter):
                 ctx.note("aria", el, f"{name} pointed at elements the page does not have: "
                          + ("those ids dropped" if kept else "dropped") + " (WCAG 4.1.2; axe aria-valid-attr-value)",
                          measured={"missing": [r for r in refs if r not in ids][:5]})
-        for el in body.iter("span", "div", "i"):
+        for el in named:
             # A name on a plain <span>/<div> (no role) is not allowed (axe aria-prohibited-attr) and
             # assistive technology may ignore it; one with no text and nothing focusable inside is an
             # icon with a name: role=img says so (WAI-ARIA 1.2 §5.2.8.6, the img role).
@@ -909,13 +938,15 @@ class AccessibilityFilter(Filter):
             el.set("role", "img")
             ctx.note("aria", el, "a labelled <%s> with no text is an icon: role=img (WCAG 4.1.2; axe "
                      "aria-prohibited-attr)" % el.tag, measured={"label": (el.get("aria-label") or "")[:60]})
-        for el in body.xpath(".//*[@role='heading' and not(@aria-level)]"):
+        for el in headings:
+            if el.get("role") != "heading" or el.get("aria-level") is not None:
+                continue
             # A heading role needs its level (axe aria-required-attr); WAI-ARIA's default is 2, what
             # browsers assume: saying it changes nothing for a reader that knows the default.
             el.set("aria-level", "2")
             ctx.note("aria", el, "role=heading without aria-level: the default level 2 made explicit (WCAG 4.1.2; "
                      "axe aria-required-attr)")
-        for el in body.iter(*STATELESS_TAGS, "a"):
+        for el in stated:
             if (el.get("role") or "").strip() or el.tag == "a" and el.get("href") is not None:
                 continue
             states = [n for n in el.attrib if n in WIDGET_STATES]
@@ -924,9 +955,7 @@ class AccessibilityFilter(Filter):
             if states:
                 ctx.note("aria", el, f"widget states on a <{el.tag}>, whose role takes none of them, dropped (WCAG "
                          "4.1.2; axe aria-allowed-attr)", measured={"attributes": states})
-        for el in body.iter():
-            if not isinstance(el.tag, str):
-                continue
+        for el in aria:
             bad = [n for n in el.attrib if n.lower().startswith("aria-") and n.lower()[5:] not in ARIA_ATTRS]
             for name in bad:
                 del el.attrib[name]

@@ -623,6 +623,92 @@ def test_undefined_aria_attributes_dropped_defined_ones_kept():
     assert actions(state, "aria")[0]["measured"] == {"attributes": ["aria-labeledby", "aria-foo"]}
 
 
+def _aria_attrs_reference(body, ctx):
+    """The ARIA attribute repairs as they were written before the one walk: each repair walks the
+    body (or queries it by XPath) after the one before it has run."""
+    from pagesieve.filters import accessibility as A
+
+    ids = set(body.getroottree().xpath("//@id"))
+    for el in body.xpath(".//*[" + " or ".join("@" + a for a in A.IDREF_ATTRS) + "]"):
+        for name in A.IDREF_ATTRS:
+            refs = (el.get(name) or "").split()
+            if not refs or all(r in ids for r in refs):
+                continue
+            kept = [r for r in refs if r in ids]
+            if kept:
+                el.set(name, " ".join(kept))
+            else:
+                del el.attrib[name]
+            ctx.note("idref", el, name)
+    for el in body.iter("span", "div", "i"):
+        if (el.get("role") or "").strip() or not ((el.get("aria-label") or "").strip() or el.get("aria-labelledby")):
+            continue
+        if dom.text_of(el) or FOCUSABLE(el) or (el.get("aria-hidden") or "").strip().lower() == "true":
+            continue
+        el.set("role", "img")
+        ctx.note("icon", el, "")
+    for el in body.xpath(".//*[@role='heading' and not(@aria-level)]"):
+        el.set("aria-level", "2")
+        ctx.note("level", el, "")
+    for el in body.iter(*A.STATELESS_TAGS, "a"):
+        if (el.get("role") or "").strip() or el.tag == "a" and el.get("href") is not None:
+            continue
+        states = [n for n in el.attrib if n in A.WIDGET_STATES]
+        for name in states:
+            del el.attrib[name]
+        if states:
+            ctx.note("states", el, "")
+    for el in body.iter():
+        if not isinstance(el.tag, str):
+            continue
+        bad = [n for n in el.attrib if n.lower().startswith("aria-") and n.lower()[5:] not in A.ARIA_ATTRS]
+        for name in bad:
+            del el.attrib[name]
+        if bad:
+            ctx.note("undefined", el, "")
+
+
+class _Notes:
+    def __init__(self):
+        self.seen = []
+
+    def note(self, action, node, reason="", **_):
+        self.seen.append(dom.path(node))
+
+
+ARIA_REPAIR_PAGES = [
+    # aria-labelledby to a missing id goes first: the <span> is then no named icon
+    "<span id=a aria-labelledby=missing></span><span id=b aria-labelledby=here></span><i id=here>x</i>",
+    # a blank role is no role: named icon; a role is kept; a <b> is never made an icon
+    "<div role=' ' aria-label=Close></div><i role=button aria-label=Menu></i><b aria-label=Bold></b>",
+    "<div role=heading>Title</div><div role=heading aria-level=3>T</div><div role=Heading>T</div>",
+    # an id reference and a widget state in one attribute; states on a link without href, not with one
+    "<span aria-expanded=true aria-activedescendant=nope>x</span><a aria-pressed=true>a</a>"
+    "<a href=/x aria-pressed=true>b</a><p aria-describedby='d missing' id=d>p</p>",
+    "<ul aria-selected=true role=' '><li aria-checked=false ARIA-Foo=1 aria-bogus=2>x</li></ul>",
+    "<div aria-label=' ' aria-labelledby=''></div><span aria-label=Icon aria-hidden=TRUE></span>"
+    "<span aria-label=Link><a href=/x></a></span><!-- aria-x --><p data-aria-x=1 aria-=2>t</p>",
+]
+
+
+@pytest.mark.parametrize("fragment", ARIA_REPAIR_PAGES)
+@pytest.mark.parametrize("body_attrs", ["", " aria-expanded=true aria-nope=1 aria-owns=gone role=heading"])
+def test_aria_repairs_in_one_walk_do_what_the_walk_per_repair_did(fragment, body_attrs):
+    from pagesieve.filters.accessibility import AccessibilityFilter
+
+    html = f"<html><head><title id=t>t</title></head><body{body_attrs}><main>{fragment}</main></body></html>"
+    pages, notes = [], []
+    for repair in (AccessibilityFilter._aria_attrs, _aria_attrs_reference):
+        page, ctx = parse(html.encode()), _Notes()
+        page.root.find(".//main").set("ARIA-Bad", "1")  # the parser lower-cases names; a filter may not
+        repair(dom.body_of(page.root), ctx)
+        pages.append(serialize(page))
+        notes.append(ctx.seen)
+    assert pages[0] == pages[1]
+    assert notes[0] == notes[1]
+    assert pages[0] != serialize(parse(html.encode()))  # every page has something to repair
+
+
 def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
     page, _ = a11y(main_of("<a href=/b><img id=i src=y.png>Story</a><form><input id=go type=image src=go.png>"
                            "<input id=s type=image src=s.png value=Search></form>"))
