@@ -93,7 +93,7 @@ _POST_NAMES = re.compile(r"(?:^|[\s_-])(?:post|posts|message|comment|reply|answe
 _AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or contains(@class,'username') "
                       "or contains(@class,'user-info') or contains(@class,'poster')]")
 _JSONLD = etree.XPath("//script[@type='application/ld+json']")
-_ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
+_ITEMTYPES = etree.XPath("//@itemtype")
 _OG_TYPE = etree.XPath("//meta[@property='og:type' or @name='og:type']/@content")
 _DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
 _SKIP = frozenset({"script", "style", "noscript", "template", "head"})

