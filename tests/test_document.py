@@ -1,6 +1,6 @@
 import pytest
 
-from pagesieve.document import detect_encoding, parse, serialize
+from pagesieve.document import clean_text, detect_encoding, parse, serialize
 from pagesieve.errors import InputError, UnparsableError
 
 
@@ -133,6 +133,16 @@ def test_characters_an_xml_tree_cannot_hold_are_dropped(char):
     p = page.root.find(".//p")
     p.text = p.text + "!"  # lxml refuses such characters in any text set later
     assert p.text.replace(" ", "") == "texthere!"
+
+
+@pytest.mark.parametrize("code", [*range(0, 0x110000, 9973), *range(0x21), 0x7F, 0x85, 0xA0, 0xFFFD, 0xFFFE, 0xFFFF])
+def test_clean_text_drops_exactly_the_characters_an_xml_tree_cannot_hold(code):
+    char = chr(code)
+    if 0xD800 <= code <= 0xDFFF:
+        return  # no text decoded from bytes holds a lone surrogate
+    unsafe = code < 0x20 and char not in "\t\n\r" or code in (0xFFFE, 0xFFFF)
+    out = clean_text(f"<p>a{char}b</p>")
+    assert out == (f"<p>a{' ' if char in chr(11) + chr(12) else ''}b</p>" if unsafe else f"<p>a{char}b</p>")
 
 
 @pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\uffff"])
