@@ -68,7 +68,9 @@ paragraph block is often one short section, a cookie notice or the heading of a 
 * *sections side by side* — on a service, product, documentation or listing page (detected type) the content
   is often sections each in its own block: the chosen block widens to its parents while each parent's
   link density is at most ``section_link_density`` (prose, not navigation), below ``<body>``, not
-  into an ``<article>`` and outside ``nav``/``aside``/``footer``/``form``.
+  into an ``<article>`` and outside ``nav``/``aside``/``footer``/``form``. When several sibling blocks
+  were chosen, a sibling of theirs that is a section of prose too (half of ``min_article_chars``, link
+  density at most ``section_link_density``, not boilerplate by tag, role or name) joins them.
 * *thread of posts* — on a forum thread whose chosen block is one of its posts (inside the block of
   the largest group of repeated posts with an author, ``pagetype._repeated_items``), that block is
   kept instead (``thread_widen``): every post is the content, not the longest one. And when the
@@ -615,7 +617,9 @@ class MainContentFilter(Filter):
                          "the chosen block is one item of a grid of alike items: the grid is the content",
                          measured={"chars": chars, "grid_chars": gs[_CHARS]}, threshold={"grid_share": s.grid_share})
                 top, top_score, chosen, chars = grid, scores.get(grid, top_score), [grid], gs[_CHARS]
-        if s.section_link_density and kind.kind in SECTION_KINDS and len(chosen) == 1:
+        if s.section_link_density and kind.kind in SECTION_KINDS and len(chosen) > 1:
+            chosen, chars = self._sibling_sections(chosen, st, chars, ctx)
+        elif s.section_link_density and kind.kind in SECTION_KINDS and len(chosen) == 1:
             # A service, product, documentation or listing page is often sections side by side, each its own
             # block: climb while the parent adds prose (low link density), not navigation.
             node = chosen[0]
@@ -663,6 +667,35 @@ class MainContentFilter(Filter):
         self._reveal_tab_panels(chosen, ctx)
         if headline is not None:
             self._put_headline(body, chosen, headline, byline, ctx)
+
+    def _sibling_sections(self, chosen, st, chars, ctx) -> tuple[list, int]:
+        """Several chosen blocks side by side: a sibling of theirs that is a section of prose too —
+        half of min_article_chars or more, link density at most section_link_density, not named or
+        tagged as boilerplate — joins them (a shop's "plan your visit" beside its welcome, which
+        scored below the joining bound for want of paragraphs). Short siblings stay out: a byline, a
+        date, a post's author line."""
+        s = self.settings
+        parent = chosen[0].getparent()
+        if parent is None or any(c.getparent() is not parent for c in chosen):
+            return chosen, chars
+        kept = set(chosen)
+        joined = []
+        for sib in parent:
+            ss = st.get(sib)
+            if (sib in kept or not ss or ss[_CHARS] < s.min_article_chars / 2
+                    or ss[_LINK] > s.section_link_density * ss[_CHARS] or sib.tag in BOILERPLATE_TAGS
+                    or (sib.get("role") or "").lower() in BOILERPLATE_ROLES or BOILERPLATE.search(_names(sib))):
+                continue
+            joined.append(sib)
+            ctx.note("widen", sib, "on this kind of page the content is sections side by side: a section of "
+                                   "prose beside the chosen ones joins them",
+                     measured={"chars": ss[_CHARS], "link_density": round(ss[_LINK] / ss[_CHARS], 3)},
+                     threshold={"min_chars": s.min_article_chars / 2,
+                                "section_link_density": s.section_link_density})
+        if not joined:
+            return chosen, chars
+        kept.update(joined)
+        return [c for c in parent if c in kept], chars + sum(st[j][_CHARS] for j in joined)
 
     @staticmethod
     def _opening_post(node: HtmlElement, st, body: HtmlElement) -> HtmlElement | None:

@@ -599,3 +599,20 @@ def test_a_blurb_with_one_link_is_text_but_a_line_of_links_is_not():
     assert {"p1", "p2", "blurb"} <= left
     assert not {"related", "more"} & left
     assert reasons(state)["div#more"] == "link list inside the article"
+
+
+@pytest.mark.parametrize("link_density, joined", [(0.1, True), (0, False)])
+def test_a_section_of_prose_beside_chosen_sections_joins_them(link_density, joined):
+    # wcxb 4854: three alike sections chosen together; the fourth, "plan your visit", has its text in
+    # <div>s (no paragraphs: it scores low) and was left out. A short date line beside them stays out.
+    about = "".join(f"<div class=about id=a{i}><div class=col>{para(4)}</div></div>" for i in range(3))
+    visit = "<div class=contact id=visit><h2>Plan your visit</h2>" + "".join(
+        f"<div>{SENTENCE}</div>" for _ in range(3)) + "</div>"
+    html = (f"<html><head><title>Our gallery</title></head><body><nav id=nav><a href=/>Home</a> "
+            f"<a href=/shop>Shop</a></nav><div id=wrap>{about}<div id=when>Feb 14, 2026 | 9:05 pm</div>{visit}</div>"
+            f"<footer id=foot><a href=/terms>Terms</a></footer></body></html>")
+    page, state, _ = run_filter("main_content", html, section_link_density=link_density)
+    assert next(e for e in state.record if e["action"] == "page-type")["kind"] == "service"
+    left = ids(page)
+    assert {"a0", "a1", "a2"} <= left and not {"nav", "foot", "when"} & left
+    assert ("visit" in left) is joined
