@@ -77,8 +77,14 @@ paragraph block is often one short section, a cookie notice or the heading of a 
   chosen block (or a block around it holding little else) has the opening post beside it (the
   question above its answers) or the replies after it (a block named like posts or comments), their
   common block is kept when it holds little else (``OPENING_POST_SLACK``).
+* *thin choice* — on a service, product, documentation or listing page whose chosen block is still
+  under ``min_article_chars`` (a marketing page of short lines, none a scored paragraph), the page's
+  largest block with a link density of at most twice ``section_link_density`` is kept instead when
+  it holds at least twice ``min_article_chars`` and four times the chosen block's text.
 
-The cleanup below then runs inside the widened block as inside any other.
+The cleanup below then runs inside the widened block as inside any other. Hidden tab panels and
+folded answers (an accordion's, an FAQ's: named ``FOLDED``) inside it are content and shown: without
+the page's scripts nothing else can unfold them.
 
 **Page type** (``pagesieve.pagetype.detect``, noted in ``--explain`` with its signals) changes the
 cleanup: on a forum thread, blocks named like comments or replies are the posts and stay; on
@@ -252,9 +258,17 @@ HIDDEN = etree.XPath("(.//*/@hidden | .//*/@aria-hidden[translate(normalize-spac
                      "| .//*/@type[translate(.,'HIDEN','hiden')='hidden'])/parent::*[not(@role='tabpanel')]")
 
 
+#: ... and a folded answer: an accordion's or FAQ's hidden answer, which only the page's scripts unfold.
+FOLDED = re.compile(r"answer|accordion|collaps|(?:^|[\s_-])faq", re.I)
+
+
+def _folded(el: HtmlElement) -> bool:
+    return el.get("role") == "tabpanel" or bool(FOLDED.search(_names(el)))
+
+
 def _hidden(el: HtmlElement) -> bool:
     return (el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true"
-            or (el.get("type") or "").lower() == "hidden") and el.get("role") != "tabpanel"
+            or (el.get("type") or "").lower() == "hidden") and not _folded(el)
 
 
 @dataclass(frozen=True)
@@ -353,7 +367,7 @@ class MainContentFilter(Filter):
         are the element's text outside its block children (its own paragraph)."""
         order: list[HtmlElement] = []
         in_link: dict[HtmlElement, bool] = {}
-        hidden = set(HIDDEN(body))
+        hidden = {el for el in HIDDEN(body) if not FOLDED.search(_names(el))}
         stack = [body]
         while stack:
             el = stack.pop()
@@ -655,6 +669,17 @@ class MainContentFilter(Filter):
                                           "content too: their common block, which holds little else, is kept",
                          measured={"chars": chars, "joined_chars": st[joined][_CHARS]})
                 top, top_score, chosen, chars = joined, scores.get(joined, top_score), [joined], st[joined][_CHARS]
+        if chars < s.min_article_chars and s.section_link_density and kind.kind in SECTION_KINDS:
+            block = self._prose_block(body, st)
+            if block is not None and st[block][_CHARS] >= max(2 * s.min_article_chars, 4 * chars) and not any(
+                    a in chosen for a in (block, *block.iterancestors())):
+                ctx.note("widen", block, "the chosen block is thin: the page's largest block of prose (few links) "
+                                         "is kept instead",
+                         measured={"chars": chars, "block_chars": st[block][_CHARS],
+                                   "link_density": round(st[block][_LINK] / st[block][_CHARS], 3)},
+                         threshold={"min_article_chars": s.min_article_chars,
+                                    "link_density": 2 * s.section_link_density})
+                top, top_score, chosen, chars = block, scores.get(block, top_score), [block], st[block][_CHARS]
         container = _common_ancestor(chosen)
         ctx.note("select", chosen[0], f"best-scored content block (pass {attempt}); {len(chosen)} node(s) kept",
                  measured={"score": round(top_score, 2), "chars": chars,
@@ -667,6 +692,22 @@ class MainContentFilter(Filter):
         self._reveal_tab_panels(chosen, ctx)
         if headline is not None:
             self._put_headline(body, chosen, headline, byline, ctx)
+
+    def _prose_block(self, body, st) -> HtmlElement | None:
+        """The block below ``<body>`` with the most text at a link density of at most twice
+        section_link_density, outside boilerplate tags and roles, of at least min_article_chars."""
+        s = self.settings
+        best, most = None, s.min_article_chars - 1
+        stack = [c for c in body if isinstance(c.tag, str)]
+        while stack:
+            el = stack.pop()
+            es = st.get(el)
+            if not es or el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
+                continue
+            if es[_CHARS] > most and es[_LINK] <= 2 * s.section_link_density * es[_CHARS]:
+                best, most = el, es[_CHARS]
+            stack.extend(c for c in el if isinstance(c.tag, str))
+        return best
 
     def _sibling_sections(self, chosen, st, chars, ctx) -> tuple[list, int]:
         """Several chosen blocks side by side: a sibling of theirs that is a section of prose too —
@@ -730,18 +771,19 @@ class MainContentFilter(Filter):
 
     @staticmethod
     def _reveal_tab_panels(chosen, ctx) -> None:
-        """Show the hidden tab panels kept (see HIDDEN): no tab can show them any more."""
+        """Show the hidden tab panels and folded answers kept (see HIDDEN, FOLDED): no tab or
+        question can show them any more."""
         for block in chosen:
             if not ctx.in_document(block):
                 continue
-            for panel in [el for el in block.iter() if isinstance(el.tag, str) and el.get("role") == "tabpanel"]:
+            for panel in [el for el in block.iter() if isinstance(el.tag, str) and _folded(el)]:
                 if panel.get("hidden") is not None or (panel.get("aria-hidden") or "").strip().lower() == "true":
                     ctx.set_attr(panel, "hidden", None)
                     ctx.set_attr(panel, "aria-hidden", None)
                     if "none" in (panel.get("style") or "").replace(" ", "").lower():
                         ctx.set_attr(panel, "style", None)
-                    ctx.note("reveal", panel, "a hidden tab panel is shown: without the page's scripts no tab "
-                                              "can show it")
+                    ctx.note("reveal", panel, "a hidden tab panel or folded answer is shown: without the page's "
+                                              "scripts no tab or question can show it")
 
     @staticmethod
     def _put_headline(body, chosen, headline, byline, ctx) -> None:

@@ -616,3 +616,33 @@ def test_a_section_of_prose_beside_chosen_sections_joins_them(link_density, join
     left = ids(page)
     assert {"a0", "a1", "a2"} <= left and not {"nav", "foot", "when"} & left
     assert ("visit" in left) is joined
+
+
+def test_folded_faq_answers_are_content_and_shown_other_hidden_blocks_are_not():
+    # wcxb 0132, 0607, 2951: the answers of an FAQ are hidden until a script unfolds them; without the
+    # page's scripts nothing can, so the reader shows them. A hidden sign-up box stays out.
+    faq = "".join(f"<div class=faq__question>Question {i}, what does it cost?</div>"
+                  f"<div class=faq__answer id=ans{i} hidden><div>{SENTENCE * 2}</div></div>" for i in range(3))
+    page, state, _ = run_filter("main_content", f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=faq class=faqs><h2>Frequently asked questions</h2>{faq}</div>
+      <div id=signup class=modal hidden><p>{SENTENCE}</p></div></div></body></html>""")
+    left = ids(page)
+    assert {"p1", "ans0", "ans1", "ans2"} <= left and "signup" not in left
+    assert all(page.root.get_element_by_id(f"ans{i}").get("hidden") is None for i in range(3))
+    assert sum(1 for e in state.record if e["action"] == "reveal") == 3
+
+
+@pytest.mark.parametrize("min_chars, replaced", [(500, True), (5000, False)])
+def test_a_thin_choice_gives_way_to_the_pages_large_block_of_prose(min_chars, replaced):
+    # wcxb 2846: a marketing page of short lines ("3.6x faster time to market"), each under
+    # min_paragraph_chars: the scorer finds only a banner's sentence; the page's largest block of few
+    # links (at least twice min_article_chars and four times the banner) is kept.
+    body = "".join(f"<div class=row><h3>Feature {i}</h3><p>{i}x faster to market!</p><p>{i}% shorter plans</p></div>"
+                   for i in range(40))
+    html = (f"<html><head><title>Our app</title></head><body><div id=wrap><div id=banner><p>{SENTENCE}</p></div></div>"
+            f"<nav id=nav><a href=/>Home</a> <a href=/p>Pricing</a></nav><div id=content>{body}</div>"
+            f"<footer id=foot><a href=/terms>Terms</a></footer></body></html>")
+    page, state, _ = run_filter("main_content", html, min_article_chars=min_chars)
+    assert next(e for e in state.record if e["action"] == "page-type")["kind"] == "service"
+    assert ("content" in ids(page)) is replaced and "nav" not in ids(page)
+    assert any(e["action"] == "widen" and e["node"] == "div#content" for e in state.record) is replaced
