@@ -84,7 +84,9 @@ paragraph block is often one short section, a cookie notice or the heading of a 
 
 The cleanup below then runs inside the widened block as inside any other. Hidden tab panels and
 folded answers (an accordion's, an FAQ's: named ``FOLDED``) inside it are content and shown: without
-the page's scripts nothing else can unfold them.
+the page's scripts nothing else can unfold them. Last, a block that repeats the text of a block above
+it in another place (a reply's preview of the post it answers, a mobile copy of a section) goes
+(``_drop_copies``).
 
 **Page type** (``pagesieve.pagetype.detect``, noted in ``--explain`` with its signals) changes the
 cleanup: on a forum thread, blocks named like comments or replies are the posts and stay; on
@@ -107,7 +109,7 @@ with a note.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from lxml import etree
@@ -212,6 +214,24 @@ _PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
 
 
 _chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
+
+
+#: A block of at least this many characters whose text repeats a block above it is a copy (_drop_copies).
+COPY_MIN_CHARS = 100
+COPY_MAX_SHARE = 0.3
+#: Rows and cells of a table may repeat by right (data); so may inline phrases (a repeated bold notice).
+TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th"})
+
+
+def _in_panel(el: HtmlElement) -> bool:
+    """Inside a tab panel or folded answer: alternative views (one language's steps in each tab) repeat by design."""
+    return any(_folded(a) for a in el.iterancestors())
+
+
+def _place(el: HtmlElement) -> tuple:
+    """A block's tag and its parent's tag and class: where the page put it."""
+    parent = el.getparent()
+    return el.tag, el.get("class"), parent.tag if parent is not None else None, parent.get("class") if parent is not None else None
 
 
 def _names(el: HtmlElement) -> str:
@@ -690,6 +710,7 @@ class MainContentFilter(Filter):
         if s.clean:
             self._clean(page, chosen, top, top_score, st, scores, chars, ctx, kind.kind)
         self._reveal_tab_panels(chosen, ctx)
+        self._drop_copies(chosen, st, ctx)
         if headline is not None:
             self._put_headline(body, chosen, headline, byline, ctx)
 
@@ -768,6 +789,36 @@ class MainContentFilter(Filter):
             if st[parent][_CHARS] > OPENING_POST_SLACK * ns[_CHARS]:
                 return None
             node = parent
+
+    @staticmethod
+    def _drop_copies(chosen, st, ctx) -> None:
+        """Remove a block whose text is the text of a block above it, put in another place (another tag
+        or class, or a parent of another tag or class), neither inside the other: a reply's preview of
+        the post it answers, a post shown twice, a desktop and a mobile variant of one section. The
+        page's CSS shows one (or one line of it); a listener would hear both. Only blocks of
+        COPY_MIN_CHARS up to COPY_MAX_SHARE of the kept text; not table rows and cells nor inline
+        phrases (data and notices repeat by right), not inside tab panels or folded answers
+        (alternative views). Measured on every corpus: without the "another place" condition errata
+        and lyrics pages lost repeated paragraphs their truth keeps (cleaneval final-442 .99 -> .68)."""
+        total = sum(st[c][_CHARS] for c in chosen if c in st)
+        blocks = [el for c in chosen if ctx.in_document(c) for el in c.iter()
+                  if isinstance(el.tag, str) and el.tag not in INLINE_TAGS and el.tag not in TABLE_PARTS
+                  and el in st and COPY_MIN_CHARS <= st[el][_CHARS] <= COPY_MAX_SHARE * total]
+        by_size: dict[int, list] = defaultdict(list)
+        for el in blocks:
+            by_size[st[el][_CHARS]].append(el)
+        seen: dict[str, HtmlElement] = {}
+        for el in blocks:  # document order: the first of equal blocks stays
+            if len(by_size[st[el][_CHARS]]) < 2 or not ctx.in_document(el):
+                continue
+            text = dom.text_of(el)
+            first = seen.get(text)
+            if first is None:
+                seen[text] = el
+            elif (_place(el) != _place(first) and not _in_panel(el) and not any(a is first for a in el.iterancestors())
+                  and not any(a is el for a in first.iterancestors())):
+                ctx.remove(el, "a copy of a block above", measured={"chars": st[el][_CHARS]},
+                           threshold={"copy_min_chars": COPY_MIN_CHARS})
 
     @staticmethod
     def _reveal_tab_panels(chosen, ctx) -> None:

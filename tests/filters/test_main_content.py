@@ -646,3 +646,21 @@ def test_a_thin_choice_gives_way_to_the_pages_large_block_of_prose(min_chars, re
     assert next(e for e in state.record if e["action"] == "page-type")["kind"] == "service"
     assert ("content" in ids(page)) is replaced and "nav" not in ids(page)
     assert any(e["action"] == "widen" and e["node"] == "div#content" for e in state.record) is replaced
+
+
+def test_a_copy_of_a_block_in_another_place_goes_but_repeated_text_in_one_place_stays():
+    # wcxb 0549: each reply carries a one-line preview of the post it answers (the whole post in the DOM,
+    # clamped by CSS), so the reader read every post twice. Repeated lines of one list (an errata page's
+    # "the revision needs to be noted ...") stay: they repeat in the same place, by right.
+    post = SENTENCE * 2
+    notice = "The revision needs to be noted in the printed products of this year and in the package, on page thirteen."
+    html = (f"<html><body><div id=thread>"
+            f"<div class=post id=p1><div class=content id=c1><p>{post}</p></div></div>"
+            f"<div class=post id=p2><div class=reply-to id=preview><span>{post}</span></div>"
+            f"<div class=content id=c2><p>{SENTENCE * 3}</p></div></div>"
+            f"<ul id=errata><li id=e1>{notice} One.</li><li id=n1>{notice}</li><li id=e2>{notice} Two.</li>"
+            f"<li id=n2>{notice}</li></ul></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"c1", "c2", "n1", "n2", "e1", "e2"} <= left and "preview" not in left
+    assert reasons(state)["div#preview.reply-to"] == "a copy of a block above"
