@@ -1,5 +1,7 @@
 """The chain's error boundary, undo log, loss guard and removed-link bookkeeping."""
 
+from copy import deepcopy
+
 import lxml.html
 import pytest
 from lxml import etree
@@ -268,3 +270,55 @@ def test_keep_only_options():
     ctx.keep_only(page.body, [p_a.find("a")], texts=[(p_a, False)], reason="outside")
     assert lxml.html.tostring(p_a, encoding="unicode").startswith('<p id="a">A <a href="/x">x</a></p>')
     assert ctx.keep_only(page.body, [page.body], reason="outside") == 0
+
+
+def _checkpoint_walk_of_every_node(state: RunState, node, live) -> None:
+    """The mapping checkpoint made before it mapped only links and the hand-off nodes (reference)."""
+    order = state._link_order
+    for old, new in zip(node.iter(), live.iter()):
+        if old is state.article:
+            state.article = new
+        if old is state.removed_links_nav:
+            state.removed_links_nav = new
+        if order is not None and old.tag == "a" and old in order:
+            order[new] = order[old]
+
+
+CHECKPOINT_PAGE = (b"<html><body><!-- c --><div id=top><a href='/0'>0</a><!-- c --><div id=mid>x<a>1</a>"
+                   b"<section id=art><p>t<a href='/2'>2</a><!-- c --><b>b</b></p><a href='/3'>3</a></section>"
+                   b"</div><nav id=nav><a href='/4'>4</a></nav></div><p id=out><a href='/5'>5</a></p></body></html>")
+
+
+@pytest.mark.parametrize("article", ["art", "mid", "top", "out", None])
+@pytest.mark.parametrize("nav", ["nav", "top", "out", None])
+@pytest.mark.parametrize("target", ["top", "mid", "art"])
+@pytest.mark.parametrize("ordered", [True, False])
+def test_checkpoint_maps_links_and_handoffs_as_the_walk_of_every_node_did(article, nav, target, ordered):
+    results = []
+    for reference in (False, True):
+        page = parse(CHECKPOINT_PAGE)
+        state = RunState(root=page.root)
+        by_id = page.root.get_element_by_id
+        state.article = by_id(article) if article else None
+        state.removed_links_nav = by_id(nav) if nav else None
+        if ordered:
+            state.link_position(page.root.find(".//a"))  # the link order is taken
+        node = by_id(target)
+        ctx = FilterContext("t", state, page)
+        if reference:  # the old checkpoint: its mapping, then the same replacement
+            live = deepcopy(node)
+            live.tail = node.tail
+            _checkpoint_walk_of_every_node(state, node, live)
+            node.getparent().replace(node, live)
+        else:
+            live = ctx.checkpoint(node)
+        assert live.getparent() is not None
+        path = page.root.getroottree().getpath
+        results.append((
+            path(state.article) if state.article is not None else None,
+            state.article is not None and any(a is page.root for a in state.article.iterancestors()),
+            path(state.removed_links_nav) if state.removed_links_nav is not None else None,
+            state.removed_links_nav is not None and any(a is page.root for a in state.removed_links_nav.iterancestors()),
+            sorted((path(a), i) for a, i in (state._link_order or {}).items() if a.getroottree().getroot() is page.root),
+        ))
+    assert results[0] == results[1]
