@@ -9,7 +9,7 @@ from pagesieve import dom
 from pagesieve.chain import FilterContext, RunState
 from pagesieve.document import parse
 from pagesieve.filters.link_lists import _link_stats
-from pagesieve.measure import TextMeasure, letters
+from pagesieve.measure import SILENT, UNCOUNTED, TextMeasure, chars, letters
 
 HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head><body>"
         "<div id=a> one <p>two <b>three</b> four</p><!-- no --> five<script>nope()</script> six</div>"
@@ -98,3 +98,65 @@ def test_checkpoint_edits_are_not_trusted():
     assert state.measure() is None and ctx.text_len(live) == dom.text_len(live)
     FilterContext("next", state, page)  # the next filter measures again
     check(state)
+
+
+def _measure_reference(top) -> tuple[dict, dict]:
+    """The measurement as TextMeasure took it before it counted ASCII text by deleting bytes and
+    looped over child slices (one element at a time, the text split into words)."""
+    counts: dict = {}
+    stats: dict = {}
+    for el in reversed(list(top.iter())):
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        if tag in UNCOUNTED:
+            silent = tag in SILENT
+            n = 0 if silent else chars(el.text)
+            for child in el:
+                n += counts.get(child, 0)
+                if not silent and child.tail:
+                    n += chars(child.tail)
+            counts[el] = n
+            continue
+        n, letter_count = chars(el.text), letters(el.text)
+        links = link_letters = 0
+        for child in el:
+            n += chars(child.tail) + counts.get(child, 0)
+            letter_count += letters(child.tail)
+            got = stats.get(child)
+            if got is not None:
+                links += got[0]
+                link_letters += got[1]
+                letter_count += got[2]
+        if tag == "a" and el.get("href") is not None:
+            links += 1
+            link_letters = letter_count
+        counts[el] = n
+        stats[el] = [links, link_letters, letter_count]
+    return counts, stats
+
+
+#: Text that str.split() and the byte deletion must count alike: ASCII separators str.split() knows
+#: (\x1c-\x1f, vertical tab, form feed), non-ASCII spaces, letters, digits, underscores, marks.
+ODD_TEXTS = ["a\x1cb\x1dc\x1ed\x1fe", "\x0b\x0c", " x_y 1 ", "\u00a0\u2003 Grüße_東京 \u3000", "\x1c", "e\u0301",
+             "  \n\t ", "tab\tand\r\nCRLF", "..._!?", "١٢٣ ٤"]
+
+
+def test_measure_counts_as_the_word_splitting_reference():
+    rng = random.Random(7)
+    for round_ in range(40):
+        parts = []
+        for i in range(30):
+            text, tail = rng.choice(ODD_TEXTS), rng.choice(ODD_TEXTS)
+            tag = rng.choice(["p", "a href=/x", "a", "span", "script", "style", "noscript", "template", "b"])
+            parts.append(f"<{tag}>{text}<i>{rng.choice(ODD_TEXTS)}</i><!--{text}-->{tail}</{tag.split()[0]}>{tail}")
+            if i % 7 == 0:
+                parts.append("<div>" + rng.choice(ODD_TEXTS))
+        page = parse(("<html><body>" + "".join(parts) + "</body></html>").encode())
+        counts, stats = _measure_reference(page.root)
+        m = TextMeasure(page.root)
+        assert m.chars == counts, round_
+        assert m.links == stats, round_
+        for el in page.root.iter():
+            if isinstance(el.tag, str):
+                assert m.text_len(el) == dom.text_len(el)
