@@ -371,8 +371,10 @@ class FilterContext:
             if a in kept:
                 continue
             href = a.get("href")
+            if not href:
+                continue  # a link without an address is not listed: its text is not needed
             text = dom.text_of(a)
-            if href and text:
+            if text:
                 self.state.removed_links.append((self.state.link_position(a), href.strip(), text))
 
     def rollback(self) -> None:

@@ -21,6 +21,8 @@ WHITESPACE = re.compile(r"\s+")
 WORD_CHARS = re.compile(r"\w", re.UNICODE)
 _SPACES = re.compile(r"\s")
 _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
+#: The elements whose own text _TEXTS leaves out.
+_SILENT = ("script", "style")
 
 # URL schemes that are safe to emit again in a link we write ourselves.
 SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})
@@ -85,8 +87,14 @@ def path(node: HtmlElement) -> str:
 
 def text_of(node: HtmlElement) -> str:
     """All text under ``node`` with whitespace collapsed (scripts and styles excluded)."""
-    if not isinstance(node.tag, str):
+    tag = node.tag
+    if not isinstance(tag, str):
         return ""  # comments and processing instructions carry no page text
+    if not len(node):
+        # No child: the text is the element's own (most links and many blocks), read without the
+        # XPath query (~0.8 µs less a call on corpus links).
+        text = node.text
+        return " ".join(text.split()) if text and tag not in _SILENT else ""
     return " ".join("".join(_TEXTS(node)).split())
 
 

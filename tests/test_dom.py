@@ -1,0 +1,30 @@
+"""dom helpers checked against their plain forms."""
+
+import random
+
+from lxml import etree
+
+from pagesieve import dom
+from pagesieve.document import parse
+
+_TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
+
+
+def _text_of_by_xpath(node) -> str:
+    """text_of as it was before it read a childless element's own text (the reference)."""
+    if not isinstance(node.tag, str):
+        return ""
+    return " ".join("".join(_TEXTS(node)).split())
+
+
+SMALL = ("<html><head><style>p {}</style><script>var a;</script><title> T  t </title></head><body>"
+         "<a href=/a> one\n two </a><a></a><a> </a><p>x<!-- c -->y</p><p><!-- only --></p>"
+         "<div> a <script>no()</script> b <style>.x{}</style><b> c </b> d</div><span>\u00a0</span>"
+         "<noscript><a href=/n>n</a></noscript><textarea> t </textarea><script></script></body></html>")
+
+
+def test_text_of_is_the_xpath_text_on_a_small_page_and_on_corpus_pages(corpus):
+    pages = [parse(SMALL.encode())] + [parse(path.read_bytes()) for _, path, _ in random.Random(3).sample(corpus, 8)]
+    for page in pages:
+        for node in page.root.iter():
+            assert dom.text_of(node) == _text_of_by_xpath(node), page.root.getroottree().getpath(node)
