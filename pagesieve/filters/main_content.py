@@ -211,6 +211,10 @@ INLINE_TAGS = frozenset({"a", "span", "b", "i", "em", "strong", "small", "abbr",
                          "mark", "u", "font", "label"})
 CLEAN_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "header", "figure"})
 _PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
+#: ASCII characters str.split() splits at (its whitespace), deleted to count the others.
+_ASCII_SPACES = bytes(c for c in range(128) if chr(c).isspace())
+#: lxml's tag filter for elements (no comments, processing instructions or entities).
+_ELEMENT = etree.Element
 
 
 _chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
@@ -387,32 +391,60 @@ class MainContentFilter(Filter):
         are the element's text outside its block children (its own paragraph)."""
         order: list[HtmlElement] = []
         in_link: dict[HtmlElement, bool] = {}
+        if not isinstance(body.tag, str) or body.tag in _SKIP:
+            return order, {}
         hidden = {el for el in HIDDEN(body) if not FOLDED.search(_names(el))}
-        stack = [body]
-        while stack:
-            el = stack.pop()
-            if not isinstance(el.tag, str) or el.tag in _SKIP or el in hidden:
+        if body in hidden:
+            return order, {}
+        # The elements in document order, picked in C; one is in when its parent is (in in_link)
+        # and it is neither skipped nor hidden, so a left-out element's subtree stays out.
+        in_link[body] = body.tag == "a"
+        order.append(body)
+        above_of = in_link.get
+        elements = body.iter(_ELEMENT)
+        next(elements)
+        for el in elements:
+            above = above_of(el.getparent())
+            if above is None:
+                continue  # under a left-out element
+            tag = el.tag
+            if tag in _SKIP or el in hidden:
                 continue
-            parent = el.getparent()
-            in_link[el] = el.tag == "a" or in_link.get(parent, False)
+            in_link[el] = above or tag == "a"
             order.append(el)
-            stack.extend(reversed(el))
         st: dict[HtmlElement, list] = {}
+        get = st.get
+        findall = COMMAS.findall
         for el in reversed(order):
-            link = in_link[el]
-            chars = 0
-            commas = 0
-            for t in (el.text, *[c.tail for c in el]):
-                if t and (words := t.split()):  # whitespace-only text (between tags) counts nothing
-                    joined = "".join(words)
-                    chars += len(joined)
-                    if "," in joined or not joined.isascii():
-                        commas += joined.count(",") if joined.isascii() else len(COMMAS.findall(joined))
-            s = [chars, chars, chars if link else 0, commas, False, commas, chars if link else 0]
-            for c in el:
-                cs = st.get(c)
-                if cs is None:
-                    continue
+            # Whitespace-only text (between tags) counts nothing; ASCII text is counted by deleting
+            # its whitespace bytes (one C call instead of splitting and joining its words).
+            chars = commas = 0
+            text = el.text
+            if text and not text.isspace():
+                if text.isascii():
+                    chars = len(text.encode("ascii").translate(None, _ASCII_SPACES))
+                    commas = text.count(",")
+                else:
+                    joined = "".join(text.split())
+                    chars = len(joined)
+                    commas = len(findall(joined))
+            counted = []
+            for c in el[:]:  # a slice is a list made in C, faster to loop over than the child iterator
+                tail = c.tail
+                if tail and not tail.isspace():
+                    if tail.isascii():
+                        chars += len(tail.encode("ascii").translate(None, _ASCII_SPACES))
+                        commas += tail.count(",")
+                    else:
+                        joined = "".join(tail.split())
+                        chars += len(joined)
+                        commas += len(findall(joined))
+                cs = get(c)
+                if cs is not None:
+                    counted.append((c, cs))
+            link = chars if in_link[el] else 0
+            s = [chars, chars, link, commas, False, commas, link]
+            for c, cs in counted:
                 s[_CHARS] += cs[_CHARS]
                 s[_LINK] += cs[_LINK]
                 s[_COMMAS] += cs[_COMMAS]

@@ -1,6 +1,8 @@
 import pytest
 
 from pagesieve import dom
+from pagesieve.document import parse
+from pagesieve.filters.main_content import MainContentFilter
 from tests.conftest import run_filter, run_filters
 
 SENTENCE = "The council met on Tuesday, heard the residents, and voted to repair the old bridge before winter. "
@@ -664,3 +666,68 @@ def test_a_copy_of_a_block_in_another_place_goes_but_repeated_text_in_one_place_
     left = ids(page)
     assert {"c1", "c2", "n1", "n2", "e1", "e2"} <= left and "preview" not in left
     assert reasons(state)["div#preview.reply-to"] == "a copy of a block above"
+
+
+def _stats_reference(body):
+    """MainContentFilter.stats as it was before it picked the elements in C and counted ASCII text by
+    deleting bytes (the reference)."""
+    from pagesieve.filters.main_content import (_BLOCK, _CHARS, _COMMAS, _LINK, _PARA, _PCOMMAS, _PLINK, _SKIP,
+                                                COMMAS, FOLDED, HIDDEN, _names)
+    order, in_link = [], {}
+    hidden = {el for el in HIDDEN(body) if not FOLDED.search(_names(el))}
+    stack = [body]
+    while stack:
+        el = stack.pop()
+        if not isinstance(el.tag, str) or el.tag in _SKIP or el in hidden:
+            continue
+        in_link[el] = el.tag == "a" or in_link.get(el.getparent(), False)
+        order.append(el)
+        stack.extend(reversed(el))
+    st = {}
+    for el in reversed(order):
+        link = in_link[el]
+        chars = commas = 0
+        for t in (el.text, *[c.tail for c in el]):
+            if t and (words := t.split()):
+                joined = "".join(words)
+                chars += len(joined)
+                if "," in joined or not joined.isascii():
+                    commas += joined.count(",") if joined.isascii() else len(COMMAS.findall(joined))
+        s = [chars, chars, chars if link else 0, commas, False, commas, chars if link else 0]
+        for c in el:
+            cs = st.get(c)
+            if cs is None:
+                continue
+            s[_CHARS] += cs[_CHARS]
+            s[_LINK] += cs[_LINK]
+            s[_COMMAS] += cs[_COMMAS]
+            if c.tag in dom.BLOCK_TAGS or cs[_BLOCK]:
+                s[_BLOCK] = True
+            else:
+                s[_PARA] += cs[_CHARS]
+                s[_PCOMMAS] += cs[_COMMAS]
+                s[_PLINK] += cs[_LINK]
+        st[el] = s
+    return order, st
+
+
+STATS_PAGE = ("<html><body><div id=a> one, two <a href=/x>link, <b>bold</b> text</a> tail,\u00a0more <!-- c, c --> "
+              "after<p>para\uff0c full\u060c width, <span hidden>gone, <i>x</i></span> kept</p>"
+              "<div aria-hidden=' TRUE '>hidden, block<p>p</p></div><script>a, b</script> x,y "
+              "<noscript><p>no, script</p></noscript><ul><li>item, <a>one</a></li><li>two</li></ul>"
+              "<input type=HIDDEN><div role=tabpanel hidden>tab, panel<p>shown, here</p></div>"
+              "<div class=faq__answer hidden>folded, answer<p>shown, too</p></div>"
+              "<svg><text>s, v</text></svg> Grüße, 東京，end</div><p>\u2003</p></body></html>")
+
+
+def test_stats_are_those_of_the_walk_they_replaced(corpus):
+    import random
+
+    pages = [parse(STATS_PAGE.encode())] + [parse(path.read_bytes())
+                                            for _, path, _ in random.Random(5).sample(corpus, 10)]
+    for page in pages:
+        body = dom.body_of(page.root)
+        assert MainContentFilter.stats(body) == _stats_reference(body)
+        inner = body.find(".//div")
+        if inner is not None:
+            assert MainContentFilter.stats(inner) == _stats_reference(inner)
