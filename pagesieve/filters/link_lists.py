@@ -39,8 +39,12 @@ contents were removed as link lists) is recognised by general signals, never by 
   letters (the grid of a shop's category page; not a short "related" list beside a story). In the
   page's grid (``grid_share`` of its letters, or inside its main block) of alike items (none above
   ``item_max_share`` of its letters), whether link-dense as a whole or not, no item is removed whole,
-  nor a block wrapping a whole item: a product card of two links and a price is link-dense on its
-  own (the blocks inside an item are still tested: a post's reply links);
+  nor a block wrapping a whole item or ``ITEM_CORE_SHARE`` of it (a listing's name, tagline and topic
+  links): a product card of two links and a price is link-dense on its own (the smaller blocks inside
+  an item are still tested: a post's reply links, the topic links);
+* **prices** — a block of which ``PRICED_SHARE`` of the links show a price in their text is a shelf of
+  product cards that are whole links ("MacBook Air From $1099 Buy"), not a link list: a link farm's
+  links show no price;
 * **prose** — a block holding a paragraph (``<p>``, or a ``<div>``/``<blockquote>``/``<td>``/``<dd>``
   whose own run of text — its text, its inline children's, not nested blocks' — has them: a post
   written with ``<br>``) with ``prose_letters`` or more letters outside links is not removed whole (a short post in a column beside its category list: the column is
@@ -216,7 +220,7 @@ class LinkListFilter(Filter):
                 for item in node:
                     whole = stats.get(item, (0, 0, 0))[2]
                     if whole:
-                        holds_grid.update(d for d in item.iter() if stats.get(d, (0, 0, -1))[2] == whole)
+                        holds_grid.update(d for d in item.iter() if stats.get(d, (0, 0, -1))[2] >= ITEM_CORE_SHARE * whole)
             links, link_letters, letters = stats[node]
             if links < s.min_links:
                 continue
@@ -238,6 +242,11 @@ class LinkListFilter(Filter):
                              threshold={"ratio": s.ratio, "card_prose_letters": s.card_prose_letters})
                     continue
             if node.tag in _CELL_TAGS and self._in_data_table(node, tables):
+                continue
+            if self._priced_links(node, links):
+                ctx.note("keep", node, "links that each show a price: a shelf of products, not a link list",
+                         measured={"links": links}, threshold={"priced_share": PRICED_SHARE})
+                settled.update(node.iterdescendants())
                 continue
             if node in bylines:
                 ctx.note("keep", node, "the byline beside the page's headline (a year or a time outside links)",
@@ -304,6 +313,18 @@ class LinkListFilter(Filter):
             if letters >= s.card_letters * len(items) and letters >= s.grid_share * page_letters:
                 out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
         return out
+
+    @staticmethod
+    def _priced_links(node: HtmlElement, links: int) -> bool:
+        """At least PRICED_SHARE of the block's links show a price in their text: product cards that
+        are whole links (a shop's shelf: "MacBook Air From $999"), which a link farm's links never do."""
+        priced = 0
+        for a in node.iter("a"):
+            if a.get("href") is not None and _PRICE.search(dom.text_of(a)):
+                priced += 1
+                if priced >= PRICED_SHARE * links:
+                    return True
+        return False
 
     def _link_dense(self, got) -> bool:
         """The link-list test on (links, link letters, letters), without the safety rules."""
@@ -387,6 +408,13 @@ class LinkListFilter(Filter):
 
 #: A year (1900-2099) or a clock time: what a byline's date line has outside its links.
 _DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}:\d\d(?!\d)")
+
+
+#: Inside an item of the page's grid, a block holding at least this share of the item's letters is the item
+#: itself (a product's name, tagline and topics), not removed whole; its smaller blocks are tested as usual.
+ITEM_CORE_SHARE = 0.75
+#: Share of a block's links that show a price for the block to be a shelf of products (_priced_links).
+PRICED_SHARE = 0.5
 
 
 def _text_outside_links(el: HtmlElement) -> str:

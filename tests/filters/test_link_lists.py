@@ -299,3 +299,32 @@ def test_cards_that_are_whole_links_around_a_paragraph_are_not_a_link_list(tease
     html = f"<html><body><p>{para(1500)}</p><div id=cards><h2>Our services</h2>{cards}</div></body></html>"
     page, state, _ = run_filter("link_lists", html)
     assert (page.root.get_element_by_id("cards", None) is not None) is kept
+
+
+@pytest.mark.parametrize("price, kept", [("From $599", True), ("Take a closer look", False)])
+def test_a_shelf_of_links_that_each_show_a_price_is_not_a_link_list(price, kept):
+    # wcxb-dev 0655, 3069: a shop's shelf of product cards, each card one link around its name and
+    # price ("NEW MacBook Air Take a closer look From $1099 Buy"): every letter is link text. A link
+    # farm's links show no price.
+    cards = "".join(f"<div class=card-{i}><a href=/p/{i}><span>Laptop {i}</span> <span>{price}</span> "
+                    f"<span>Buy</span></a></div>" for i in range(5))  # no two alike: not a grid of items
+    html = f"<html><body><p>{para(1500)}</p><div id=shelf>{cards}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("shelf", None) is not None) is kept
+    assert any(e["action"] == "keep" and e["node"] == "div#shelf" for e in state.record) is kept
+
+
+def test_the_core_of_a_grid_item_is_not_removed_but_a_small_link_list_inside_it_is():
+    # wcxb-dev 2914: each product of a listing is a <section> whose inner block (name link, tagline,
+    # topic links) was removed as a link list, leaving the upvote count. That block holds most of the
+    # item's letters (ITEM_CORE_SHARE): it is the item. The topic links alone are still a link list.
+    items = "".join(
+        f"<section class=item id=i{i}><div class=body id=b{i}><a href=/p/{i}>Product number {i}</a>"
+        f" <span>Sell whatever you ship, instantly</span> <div class=topics id=t{i}><a href=/t/a>Productivity</a> "
+        f"<a href=/t/b>GitHub</a></div></div><div class=votes>{i}9 upvotes so far today</div></section>"
+        for i in range(6))
+    html = f"<html><body><nav id=n>{menu(6)}</nav><main><div id=grid>{items}</div></main></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    left = {el.get("id") for el in page.root.iter() if el.get("id")}
+    assert all(f"b{i}" in left for i in range(6)), sorted(left)
+    assert not {"n", *(f"t{i}" for i in range(6))} & left
