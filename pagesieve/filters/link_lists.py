@@ -243,11 +243,6 @@ class LinkListFilter(Filter):
                     continue
             if node.tag in _CELL_TAGS and self._in_data_table(node, tables):
                 continue
-            if self._priced_links(node, links):
-                ctx.note("keep", node, "links that each show a price: a shelf of products, not a link list",
-                         measured={"links": links}, threshold={"priced_share": PRICED_SHARE})
-                settled.update(node.iterdescendants())
-                continue
             if node in bylines:
                 ctx.note("keep", node, "the byline beside the page's headline (a year or a time outside links)",
                          threshold={"byline_letters": s.byline_letters})
@@ -269,6 +264,11 @@ class LinkListFilter(Filter):
                 continue
             share = link_letters / letters if letters else 1.0
             if inside and share <= s.article_link_share:
+                continue
+            if self._priced_links(node, links):
+                ctx.note("keep", node, "links that each show a price: a shelf of products, not a link list",
+                         measured={"links": links}, threshold={"priced_share": PRICED_SHARE})
+                settled.update(node.iterdescendants())
                 continue
             measured = {"links": links, "non_linked_words": round(words, 1),
                         "ratio": None if math.isinf(ratio) else round(ratio, 3)}
@@ -316,8 +316,12 @@ class LinkListFilter(Filter):
 
     @staticmethod
     def _priced_links(node: HtmlElement, links: int) -> bool:
-        """At least PRICED_SHARE of the block's links show a price in their text: product cards that
-        are whole links (a shop's shelf: "MacBook Air From $999"), which a link farm's links never do."""
+        """At least PRICED_SHARE of the block's links (PRICED_MAX_LINKS at most) show a price in their
+        text: product cards that are whole links (a shop's shelf: "MacBook Air From $999"), which a link
+        farm's links never do. Tested last, on a block about to go (it costs a read of its text)."""
+        if links > PRICED_MAX_LINKS or not _PRICE.search(etree.tostring(node, method="text", encoding=str,
+                                                                          with_tail=False)):
+            return False  # one search of the block's text (serialised in C) spares one per link
         priced = 0
         for a in node.iter("a"):
             if a.get("href") is not None and _PRICE.search(dom.text_of(a)):
@@ -415,6 +419,8 @@ _DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}:\d\d(?!\d)")
 ITEM_CORE_SHARE = 0.75
 #: Share of a block's links that show a price for the block to be a shelf of products (_priced_links).
 PRICED_SHARE = 0.5
+#: ... of at most this many links: a header or footer of hundreds of links is not a shelf, and is not read.
+PRICED_MAX_LINKS = 48
 
 
 def _text_outside_links(el: HtmlElement) -> str:
