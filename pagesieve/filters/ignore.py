@@ -1,7 +1,7 @@
 """``ignore``: the paper's first set of filters — drop whole kinds of tags or attributes.
 
 Source: dom-and-nlp-content-extraction-proxy.txt, "Extractor Settings" (Figure 1): ignore
-scripts (optionally showing ``<noscript>`` content instead), styles, style attributes, non-link
+scripts (optionally showing ``<noscript>`` content instead, but for a copy of text the page already shows), styles, style attributes, non-link
 images (optionally showing their ALT text), image links, text links, forms, ``<input>``,
 ``<button>``, ``<select>``, ``<meta>``, ``<iframe>``, ``<embed>``/``<object>``, table cell widths.
 The defaults are the ones ticked in that figure; presets change them (``declutter`` keeps images).
@@ -191,7 +191,17 @@ class IgnoreFilter(Filter):
             if revealed:
                 counts["streamed segment (revealed)"] = revealed
         if s.scripts and s.show_noscript:
+            page_text: str | None = None
             for node in list(root.iter("noscript")):
+                text = dom.text_of(node)
+                if len(text) >= NOSCRIPT_COPY_CHARS:
+                    if page_text is None:
+                        page_text = dom.text_of(root)
+                    if page_text.count(text[:NOSCRIPT_COPY_CHARS]) > 1:
+                        # the page already shows this text outside the <noscript>: its script-less copy
+                        ctx.remove(node, "<noscript> copy of text the page already shows",
+                                   measured={"chars": len(text)}, threshold={"copy_chars": NOSCRIPT_COPY_CHARS})
+                        continue
                 self._unwrap(node, ctx)
         if s.styles:
             for link in list(root.iter("link")):
@@ -312,6 +322,11 @@ class IgnoreFilter(Filter):
                 ctx.note("remove", img, "image without alt in <noscript> content (a tracking pixel or notice "
                          "for clients without scripts) not shown", measured={"src": (img.get("src") or "")[:80]})
                 dom.remove_keep_tail(img)
+
+
+#: A <noscript> whose first this-many characters of text the page also shows elsewhere is a script-less copy
+#: of content already on the page (a whole article repeated for crawlers): not shown twice.
+NOSCRIPT_COPY_CHARS = 200
 
 
 def _runs_script(value: str, *, anywhere: bool = False, image: bool = False) -> bool:

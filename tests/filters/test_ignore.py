@@ -139,3 +139,15 @@ def test_streamed_segments_stay_hidden_when_scripts_are_kept_or_the_setting_is_o
     for settings in ({"scripts": False}, {"reveal_streamed": False}):
         page, _, _ = run_filter("ignore", html, **settings)
         assert page.root.find(".//div[@hidden]") is not None and page.root.find(".//template") is not None
+
+
+def test_a_noscript_copy_of_text_the_page_shows_is_not_shown_twice():
+    # wcxb-dev 0219: the article sits in the page and again in a <noscript> (for crawlers): shown in place
+    # of the removed script, every paragraph was read twice. A <noscript> with text of its own is shown.
+    story = " ".join(f"Paragraph {i} of the story about plumbing systems, water pressure and pipes." for i in range(6))
+    html = (f"<html><body><div id=story><p>{story}</p></div><noscript><div id=copy><p>{story}</p></div></noscript>"
+            f"<noscript><div id=own><p>{story[::-1]}</p></div></noscript></body></html>")
+    page, state, _ = run_filter("ignore", html)
+    ids = {el.get("id") for el in page.root.iter() if isinstance(el.tag, str) and el.get("id")}
+    assert {"story", "own"} <= ids and "copy" not in ids
+    assert any(e.get("reason") == "<noscript> copy of text the page already shows" for e in state.record)
