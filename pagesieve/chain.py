@@ -26,6 +26,7 @@ from pagesieve.document import Page, parse, serialize
 from pagesieve.errors import ConfigError, FilterError
 from pagesieve.filters.base import Filter
 from pagesieve.measure import TextMeasure
+from pagesieve.output import words_shown
 
 log = logging.getLogger("pagesieve.chain")
 
@@ -93,6 +94,12 @@ class RunState:
     #: A Content-Security-Policy the filtered page must be served with (set by a filter that
     #: removed what the policy forbids, so that whatever it missed cannot run either).
     content_security_policy: str | None = None
+    #: What the page will be served as, "html" or "text" (the chain's output format): a filter may shape
+    #: what it adds by it (a collapsed list in HTML is read out in full in text).
+    output_format: str = "html"
+    #: (node, the part of it kept by a replacement or None) for every removal and replacement, in order:
+    #: what the filters took away, weighed only when asked (``removed_words``).
+    removed_nodes: list[tuple[HtmlElement, HtmlElement | None]] = field(default_factory=list)
     _link_order: dict | None = None
     #: The page's text measurement (pagesieve.measure), taken when first asked, kept current.
     _measure: TextMeasure | None = None
@@ -135,6 +142,7 @@ class FilterContext:
         self.removed = 0
         self.lost_chars = 0
         self._ops: list[tuple] = []
+        self._removed_mark = len(state.removed_nodes)  # this filter's removals follow it
         self._guard_node, self._guard_chars = None, 0
         if state._dirty:  # the previous filter edited a checkpointed copy: measure again when asked
             state._dirty, state._measure = False, None
@@ -152,6 +160,24 @@ class FilterContext:
         """Non-whitespace characters of the text under ``node`` (``dom.text_len``), from the
         page's shared measurement, kept current through this context's changes."""
         return self.state.text_len(node)
+
+    def removed_words(self, enough: int | None = None) -> int:
+        """Words of the text the filters removed from the page so far, as the text output would read
+        them out (:func:`pagesieve.output.words_shown`), less what their replacements kept. Counted when
+        asked, from the removed subtrees themselves: nothing is counted on pages where no filter asks.
+        ``enough``: stop once that many are known (a lower bound is all the caller needs)."""
+        total = 0
+        removals = []
+        for node, keep in self.state.removed_nodes:  # replacements first: only they can take words back
+            if keep is None:
+                removals.append(node)
+            else:
+                total += words_shown(node) - words_shown(keep)
+        for node in removals:
+            if enough is not None and total >= enough:
+                break
+            total += words_shown(node)
+        return total
 
     def in_document(self, node: HtmlElement) -> bool:
         """True when ``node`` is still attached to the page (not inside a removed subtree)."""
@@ -202,6 +228,7 @@ class FilterContext:
         if guarded:
             self._track_loss(node)
         self._collect_links(node)
+        self.state.removed_nodes.append((node, None))
         prev = node.getprevious()
         saved = prev.tail if prev is not None else parent.text
         index = parent.index(node)
@@ -220,6 +247,7 @@ class FilterContext:
         self.note("replace", old, reason, **details)
         self._track_loss(old, keep=new)
         self._collect_links(old, keep=new)
+        self.state.removed_nodes.append((old, new))
         new.tail, old_tail = old.tail, old.tail
         parent.replace(old, new)
         if self.state._measure is not None:
@@ -364,7 +392,13 @@ class FilterContext:
             self.lost_chars += self.text_len(node) - (self.text_len(keep) if keep is not None else 0)
 
     def _collect_links(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
-        kept = set(keep.iter("a")) if keep is not None else ()
+        # Links inside a <template> are inert markup a script may stamp out later, never shown as they
+        # are: they were not on the page the reader saw, so they are not "removed from" it either.
+        if next(node.iterancestors("template"), None) is not None:
+            return
+        kept = set(keep.iter("a")) if keep is not None else set()
+        for tpl in node.iter("template"):
+            kept.update(tpl.iter("a"))
         links = [node] if node.tag == "a" else []
         links.extend(node.iter("a") if node.tag != "a" else ())
         for a in links:
@@ -380,6 +414,7 @@ class FilterContext:
     def rollback(self) -> None:
         """Undo every change of this filter on this page, newest first."""
         self.state._measure = None  # taken again when next asked
+        del self.state.removed_nodes[self._removed_mark:]
         for op in reversed(self._ops):
             kind = op[0]
             if kind == "remove":
@@ -578,7 +613,7 @@ class Chain:
 
     def run(self, page: Page, store: Any = None) -> tuple[RunState, list[dict[str, Any]]]:
         """Run every filter over ``page`` in place; returns the run state and per-filter stats."""
-        state = RunState(root=page.root, store=store)
+        state = RunState(root=page.root, store=store, output_format=getattr(self.output, "format", "html"))
         stats = []
         for flt in self.filters:
             ctx = FilterContext(flt.name, state, page, flt.assigns)

@@ -33,6 +33,7 @@ SILENT = frozenset({"script", "style"})
 #: Elements that hold no letters and no links for the link-list test (their subtree adds nothing).
 UNCOUNTED = frozenset({"script", "style", "template", "noscript"})
 _LETTERS = re.compile(r"[^\W_]", re.UNICODE)
+_WORDS = re.compile(r"\w+", re.UNICODE)
 #: ASCII characters that are not letters or digits (deleted before counting ASCII text's letters).
 _ASCII_NOT_LETTERS = bytes(c for c in range(128) if not chr(c).isalnum())
 #: ASCII characters str.split() splits at (its whitespace: also \x1c-\x1f), deleted to count the others.
@@ -44,6 +45,11 @@ _ELEMENT = etree.Element
 def chars(text: str | None) -> int:
     """Non-whitespace characters of ``text`` (str.split's whitespace)."""
     return len("".join(text.split())) if text else 0
+
+
+def words(text: str | None) -> int:
+    """Words in ``text``: runs of letters, digits and underscores (``\\w+``), as the eval tokenizes."""
+    return len(_WORDS.findall(text)) if text else 0
 
 
 def letters(text: str | None) -> int:

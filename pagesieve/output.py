@@ -13,6 +13,7 @@ from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.document import Page, serialize
+from pagesieve.measure import words
 from pagesieve.settings import setting
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
@@ -60,6 +61,29 @@ def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
             text = title + "\n\n" + text if text else title
         return (text + "\n").encode(TEXT_ENCODING, errors="replace"), "text/plain"
     return serialize(page), "text/html"
+
+
+#: Elements whose text a reader never gets, with or without scripts: what :func:`to_text` skips but
+#: ``<noscript>``, whose content is what the page shows once scripts are gone (and what `ignore` shows).
+_UNSHOWN = _SKIP - {"noscript"}
+
+
+def words_shown(node: HtmlElement) -> int:
+    """Words (``\\w+`` runs) of the subtree of ``node`` as the page reads without scripts: text under
+    the elements no reader gets (scripts, templates, form controls …) left out, ``<noscript>`` content
+    counted, text nodes counted apart (blocks are separate words even where the markup puts no space
+    between them). The subtree alone: where ``node`` stands, and its tail, are not looked at."""
+    if not isinstance(node.tag, str) or node.tag in _UNSHOWN:
+        return 0
+    parts = [node.text or ""]
+    stack = list(node)
+    while stack:
+        el = stack.pop()
+        parts.append(el.tail or "")
+        if isinstance(el.tag, str) and el.tag not in _UNSHOWN:  # comments: their tails only
+            parts.append(el.text or "")
+            stack.extend(el)
+    return words(" ".join(parts))
 
 
 def to_text(node: HtmlElement, settings: OutputSettings) -> str:

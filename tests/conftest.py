@@ -51,7 +51,8 @@ def run_filter(name: str, html: str | bytes, url: str | None = None, **settings)
     return run_filters([(name, settings)], html, url=url)
 
 
-def run_filters(filters: list[tuple[str, dict]], html: str | bytes, url: str | None = None, check: bool = True):
+def run_filters(filters: list[tuple[str, dict]], html: str | bytes, url: str | None = None, check: bool = True,
+                output_format: str = "html"):
     """Run the chain ``[(name, settings over its defaults), ...]`` on ``html``; (page, state, stats).
     ``check=False``: skip the chain's order check (a filter run without what it requires, on purpose)."""
     from pagesieve.chain import Chain
@@ -62,6 +63,6 @@ def run_filters(filters: list[tuple[str, dict]], html: str | bytes, url: str | N
 
     built = [FILTERS[name](S.build(FILTERS[name].Settings, settings, f"filters.{name}")) for name, settings in filters]
     page = parse(html.encode() if isinstance(html, str) else html, url=url)
-    chain = Chain(built, OutputSettings(), SafetySettings(), check=check)
+    chain = Chain(built, OutputSettings(format=output_format), SafetySettings(), check=check)
     state, stats = chain.run(page)
     return page, state, stats

@@ -87,6 +87,37 @@ def test_removed_links_are_recorded_in_page_order():
     assert sorted(state.removed_links) == [(0, "/a", "A"), (1, "/b", "B")]
 
 
+def test_removed_words_count_what_was_taken_less_what_replacements_kept_and_forget_a_rollback():
+    page = parse(b"<body><div id=nav>one two <script>var x</script><b>three</b></div>"
+                 b"<div id=box><p>four five six</p><p>seven</p></div><noscript><p>eight nine</p></noscript>"
+                 b"<select><option>menu</option></select></body>")
+    state = RunState(root=page.root)
+    first = FilterContext("first", state, page)
+    assert first.removed_words() == 0
+    first.remove(page.root.get_element_by_id("nav"), "t")  # script text is no word a reader got
+    assert first.removed_words() == 3
+    box = page.root.get_element_by_id("box")
+    first.replace(box, deepcopy(box[0]), "t")  # "seven" went, "four five six" kept
+    assert first.removed_words() == 4
+    assert first.removed_words(enough=1) == 1  # replacements first, then removals until enough is known
+    second = FilterContext("second", state, page)
+    second.remove(page.root.find(".//noscript"), "t")  # shown once scripts are gone: words taken
+    second.remove(page.root.find(".//select"), "t")  # form controls: no words read out
+    assert second.removed_words() == 6
+    second.rollback()
+    assert second.removed_words() == first.removed_words() == 4 and len(state.removed_nodes) == 2
+
+
+def test_links_in_a_template_are_not_recorded_as_removed():
+    page = parse(b"<body><div id=nav><a href=/shown>Shown</a><template><a href=/inert>Inert</a></template></div>"
+                 b"<template id=t><div><a href=/deep>Deep</a></div></template></body>")
+    state = RunState(root=page.root)
+    ctx = FilterContext("t", state, page)
+    ctx.remove(page.root.get_element_by_id("t")[0], "t")  # inside a template: the removal of inert markup
+    ctx.remove(page.root.get_element_by_id("nav"), "t")
+    assert [href for _, href, _ in state.removed_links] == ["/shown"]
+
+
 def test_tail_text_survives_removal_and_rollback_restores_it():
     page = parse(b"<body><p>a<b>x</b>tail<i>y</i>more</p></body>")
     ctx = FilterContext("t", RunState(root=page.root), page)

@@ -9,7 +9,7 @@ from pagesieve import dom
 from pagesieve.chain import FilterContext, RunState
 from pagesieve.document import parse
 from pagesieve.filters.link_lists import _link_stats
-from pagesieve.measure import SILENT, UNCOUNTED, TextMeasure, chars, letters
+from pagesieve.measure import SILENT, UNCOUNTED, TextMeasure, chars, letters, words
 
 HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head><body>"
         "<div id=a> one <p>two <b>three</b> four</p><!-- no --> five<script>nope()</script> six</div>"
@@ -72,6 +72,10 @@ def test_measure_stays_exact_through_context_changes(corpus, seed):
         check(state)
         ctx.rollback()  # undo drops the measurement; the next one is exact again
         check(state)
+
+
+def test_words_are_runs_of_word_characters_as_the_eval_tokenizes():
+    assert words("It's 2 o'clock — café_au_lait!") == 6 and words("") == words(None) == words(" » | ") == 0
 
 
 def test_letters_counts_word_characters_but_the_underscore():

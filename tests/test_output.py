@@ -1,7 +1,7 @@
 import pytest
 
 from pagesieve.document import parse
-from pagesieve.output import OutputSettings, render, to_text
+from pagesieve.output import OutputSettings, render, to_text, words_shown
 
 
 def text(html, **kw):
@@ -81,3 +81,13 @@ def test_text_title_setting(text_title, first_line):
     page = parse(b"<html><head><title>My title</title></head><body><p>Body text.</p></body></html>")
     body, _ = render(page, None, OutputSettings(format="text", text_title=text_title))
     assert body.decode().splitlines()[0] == first_line
+
+
+def test_words_shown_counts_what_the_page_reads_without_scripts():
+    body = parse(b"<body><p>one</p><p>two</p><noscript><p>three four</p></noscript><script>no words</script>"
+                 b"<template><p>inert</p></template><select><option>menu</option></select>"
+                 b"<p>it's 2 <b>x</b>y</p></body>").body
+    # blocks are separate words without a space between them; <noscript> counted; the rest not read out
+    assert words_shown(body) == 9  # one two three four it s 2 x y
+    assert words_shown(body.find(".//template")) == words_shown(body.find(".//script")) == 0
+    assert words_shown(body.find(".//b")) == 1  # the subtree alone, not its tail

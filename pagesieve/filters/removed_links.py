@@ -13,12 +13,24 @@ page's address), with its first text that has a word in it. Never listed: links 
 unsafe to emit again (``javascript:``, ``data:``, ``vbscript:`` …, see ``dom.is_safe_url``), links
 whose texts are all empty or symbols only ("»", "|", "…"), by default links to the same page
 (``#…``) and addresses still on the page.
+
+Never a longer text: in text output, where the list cannot be collapsed and is read out in full, it
+is left out when it would hold more words (its summary included) than the filters took away from the
+page (``FilterContext.removed_words``: the removed text as the page reads without scripts, less what
+replacements kept); ``--explain`` says so with both counts.
+Such a list would give back every removed word and add its own: on a page whose filters removed a
+handful of menu links, the retainer would make the text longer, not decluttered. In HTML the list
+stays whatever its length: collapsed, it is read only when asked, and it keeps the removed menus
+reachable. Measured on the five corpora (881 pages, text output): declutter precision up on every
+corpus, recall unchanged but for two pages whose short lists held main-text words (``only_if_shorter``;
+a stricter share of the removed words lost recall below .99 on three corpora).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from lxml import etree
@@ -26,6 +38,7 @@ from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.filters.base import Filter
+from pagesieve.measure import words
 from pagesieve.settings import setting
 
 #: The class of the section, for style sheets and for tests.
@@ -75,6 +88,12 @@ class RemovedLinksSettings:
     skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output", scope="user")
     same_page: bool = setting(False, "Also list links to places on the same page (href starting with #).",
                               group="output", scope="user")
+    only_if_shorter: Literal["text", "always", "never"] = setting(
+        "text", "Leave the list out when it would hold more words than the filters took away from the page (it "
+                "would give back every removed word and add its own): 'text' in text output only, where the list "
+                "cannot be collapsed and is read out in full (in HTML it stays, collapsed, so the page's menus "
+                "stay reachable); 'always'; 'never'.",
+        choices=("text", "always", "never"), group="output", scope="user")
 
 
 class RemovedLinksFilter(Filter):
@@ -123,18 +142,28 @@ class RemovedLinksFilter(Filter):
             ctx.note("skip", reason="no removed link to list", measured={"removed": len(removed), "unsafe": unsafe})
             return
         body = dom.body_of(page.root)
+        measured = {"listed": len(chosen), "removed": len(removed), "unsafe": unsafe}
+        if s.only_if_shorter == "always" or (s.only_if_shorter == "text" and ctx.state.output_format == "text"):
+            measured["list_words"] = words(self._summary(len(chosen))) + sum(words(text) for _, text in chosen)
+            measured["removed_words"] = ctx.removed_words(enough=measured["list_words"])  # at least
+            if measured["list_words"] > measured["removed_words"]:
+                ctx.note("skip", reason="the list would hold more words than the filters removed",
+                         measured=measured, threshold={"only_if_shorter": s.only_if_shorter})
+                return
         nav = self._section(chosen)
         ctx.insert(body, len(body), nav)
         ctx.assign(removed_links_nav=nav)  # for accessibility, which labels and places it
-        ctx.note("add", reason="removed links listed at the end of the page, collapsed",
-                 measured={"listed": len(chosen), "removed": len(removed), "unsafe": unsafe})
+        ctx.note("add", reason="removed links listed at the end of the page, collapsed", measured=measured)
+
+    def _summary(self, count: int) -> str:
+        return f"{self.settings.label} ({count})"
 
     def _section(self, links: list[tuple[str, str]]) -> HtmlElement:
         s = self.settings
         nav = dom.element("nav", {"aria-label": s.label, "class": SECTION_CLASS})
         details = etree.SubElement(nav, "details")
         summary = etree.SubElement(details, "summary")
-        summary.text = f"{s.label} ({len(links)})"
+        summary.text = self._summary(len(links))
         ul = etree.SubElement(details, "ul")
         ul.text = "\n"
         for href, text in links:

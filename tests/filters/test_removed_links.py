@@ -15,8 +15,8 @@ def listed(page):
     return nav, [(a.get("href"), a.text) for a in nav.iter("a")] if nav is not None else []
 
 
-def run(html, **settings):
-    return run_filters([("link_lists", {}), ("removed_links", settings)], html)
+def run(html, output_format="html", **settings):
+    return run_filters([("link_lists", {}), ("removed_links", settings)], html, output_format=output_format)
 
 
 def test_links_listed_in_page_order_deduplicated_and_safe():
@@ -24,7 +24,7 @@ def test_links_listed_in_page_order_deduplicated_and_safe():
             f" <a href=/kept>Kept again</a> <a href='#top'>Top</a></nav>{STORY}"
             f"<ul id=foot><li><a href=/c>C</a><li><a href=/a>A again</a><li><a href='JaVaScRiPt:x'>J2</a>"
             f"<li><a href='data:text/html,x'>D</a></ul></body></html>")
-    page, state, _ = run(html)
+    page, state, _ = run(html, output_format="text")  # text: the list is weighed against what went
     assert page.root.get_element_by_id("top", None) is None and page.root.get_element_by_id("foot", None) is None
     nav, links = listed(page)
     assert links == [("/b", "B"), ("/a", "A"), ("/c", "C")]  # no javascript:/data:, no #, no address still on page
@@ -36,6 +36,8 @@ def test_links_listed_in_page_order_deduplicated_and_safe():
     assert nav.getparent().tag == "body" and nav.getnext() is None  # at the end of the page
     add = next(e for e in state.record if e["filter"] == "removed_links" and e["action"] == "add")
     assert add["measured"]["unsafe"] == 3 and add["measured"]["listed"] == 3
+    # removed: "B A J Kept again Top" (6) and "C A again J2 D" (5); listed: the summary's 6 words, "B", "A", "C"
+    assert add["measured"]["removed_words"] == 11 and add["measured"]["list_words"] == 9
     assert "evil" not in dom.text_of(page.root) and b"javascript" not in __import__("lxml.html").html.tostring(page.root)
 
 
@@ -47,6 +49,29 @@ def test_settings_label_level_max_same_page_skip_present():
     assert nav.find(".//summary").text == "Hidden links (2)" and links == [("/a", "A"), ("/b", "B")]
     page, _, _ = run(html, same_page=True, skip_present=False)
     assert [h for h, _ in listed(page)[1]] == ["/a", "/b", "#s", "/kept"]
+
+
+def test_no_list_in_text_that_would_hold_more_words_than_were_removed():
+    html = f"<html><body><nav><a href=/a>Alpha</a> <a href=/b>Beta</a> <a href=/c>Gamma</a></nav>{STORY}</body></html>"
+    page, state, _ = run(html, output_format="text")
+    assert page.root.find(".//nav") is None and listed(page)[0] is None  # the menu went, no list came back
+    skip = next(e for e in state.record if e["filter"] == "removed_links")
+    assert skip["action"] == "skip" and skip["measured"]["list_words"] == 9 and skip["measured"]["removed_words"] == 3
+    assert skip["threshold"] == {"only_if_shorter": "text"}
+    # in HTML the list stays, collapsed: the menu's links stay reachable
+    for output_format, setting, kept in [("html", "text", True), ("html", "always", False), ("text", "never", True)]:
+        page, _, _ = run(html, output_format=output_format, only_if_shorter=setting)
+        assert [h for h, _ in listed(page)[1]] == (["/a", "/b", "/c"] if kept else []), (output_format, setting)
+
+
+def test_words_of_a_replacement_are_not_counted_as_removed():
+    # ignore shows the <noscript> content in place of the removed script: no word of it was taken away
+    html = (f"<html><body><noscript><p>{para(120)}</p></noscript><nav><a href=/a>Alpha</a> <a href=/b>Beta</a>"
+            f" to read about Alpha and Beta and more</nav>{STORY}</body></html>")
+    page, state, _ = run_filters([("ignore", {}), ("link_lists", {"ratio": 0.1}), ("removed_links", {})], html,
+                                 output_format="text")
+    rec = next(e for e in state.record if e["filter"] == "removed_links")
+    assert rec["measured"]["removed_words"] == 10, rec  # the nav's words only
 
 
 def test_nothing_removed_nothing_added():
@@ -65,7 +90,8 @@ def test_one_entry_per_address_with_a_wordy_text_none_still_on_the_page():
     html = (f"<html><body><nav><a href=/a>»</a> <a href='/a#top'>Alpha</a> <a href=/a/>Alpha again</a> "
             f"<a href=/b>|</a> <a href=/c>  </a> <a href=https://EXAMPLE.org/kept/>Kept, absolute</a> "
             f"<a href=/d><img src=x.png></a> <a href=/e>Echo</a></nav>{STORY}</body></html>")
-    page, state, _ = run_filters([("link_lists", {}), ("removed_links", {})], html, url="https://example.org/page")
+    page, state, _ = run_filters([("link_lists", {}), ("removed_links", {})], html,
+                                 url="https://example.org/page")
     _, links = listed(page)
     assert links == [("/a", "Alpha"), ("/e", "Echo")]  # /b, /c, /d: no word in any text; /kept still on the page
 
