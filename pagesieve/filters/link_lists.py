@@ -59,7 +59,10 @@ contents were removed as link lists) is recognised by general signals, never by 
   level or one of its two nearest ancestors' levels) whose text outside links has a year or a time
   is its byline ("By <a>author</a> · Nov 9, 2012 1:50 pm · <a>12 comments</a>") and stays;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
-  places on the same page (``#…``) is the content's own table of contents.
+  places on the same page (``#…``) or to the pages under it (``/docs/auth`` → ``/docs/auth/apple``:
+  a documentation section's index of its sub-pages, a category's list of its items) is the
+  content's own table of contents. The site's root is above every page, so a page at ``/`` has no
+  pages under it by this rule.
 
 None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>`` (not
 those of an ``<article>`` or ``<main>``: its own head and foot), ``<aside>``, the
@@ -72,6 +75,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -157,8 +161,24 @@ class LinkListSettings:
                                        "text outside links holds a year or a time, is the byline and stays "
                                        "(pagesieve; issue 15).", minimum=0, group="advanced", scope="user")
     toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
-                                    "(#...) at least this often is the content's table of contents and stays.",
+                                    "(#...) or to pages under it (/docs/auth -> /docs/auth/apple) at least this "
+                                    "often is the content's table of contents and stays.",
                                minimum=0, maximum=1, group="advanced", scope="user")
+
+
+def _under(url: str | None) -> tuple[str, str, str] | None:
+    """(host, path prefix, url) of the pages under the page at ``url``: its path with a trailing ``/``;
+    None for a page without an address or at the site's root (every page is under it)."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    path = parts.path.rstrip("/")
+    if not parts.netloc or not path:
+        return None
+    return parts.netloc.lower(), path + "/", url
 
 
 class LinkListFilter(Filter):
@@ -184,6 +204,7 @@ class LinkListFilter(Filter):
         protected = set(article.iterancestors()) | {article} if article is not None else set()
         furniture = _furniture(body, stats, s.page_share)
         grids = self._grids(body, stats, furniture)
+        under = _under(page.url)
         holds_grid = {a for g in grids for a in g.iterancestors()}
         holds_grid.update(self._prose_holders(body, stats, furniture))
         headline = _headline(page, body, furniture)
@@ -257,8 +278,9 @@ class LinkListFilter(Filter):
                                       and letters >= s.page_share * page_letters):
                 continue  # the page or a wrapper of its items: its inner blocks are tested instead
             inside = node in in_article and node is not article
-            if inside and node not in furniture and self._toc(node, s):
-                ctx.note("keep", node, "table of contents of the main block (links to places on this page)",
+            if inside and node not in furniture and self._toc(node, s, under):
+                ctx.note("keep", node, "table of contents of the main block (links to places on this page or "
+                                       "to the pages under it)",
                          threshold={"toc_share": s.toc_share})
                 settled.update(node.iterdescendants())
                 continue
@@ -386,9 +408,20 @@ class LinkListFilter(Filter):
         return out
 
     @staticmethod
-    def _toc(node: HtmlElement, s: LinkListSettings) -> bool:
+    def _toc(node: HtmlElement, s: LinkListSettings, under: tuple[str, str, str] | None) -> bool:
+        """A table of contents: ``toc_share`` of the links lead to places on this page (``#…``) or to
+        pages under it (``under``: the page's scheme-less host and its path with a trailing ``/``)."""
         hrefs = [(a.get("href") or "").strip() for a in node.iter("a") if a.get("href") is not None]
-        return bool(hrefs) and sum(h.startswith("#") and len(h) > 1 for h in hrefs) >= s.toc_share * len(hrefs)
+        if not hrefs:
+            return False
+        toc = 0
+        for h in hrefs:
+            if h.startswith("#"):
+                toc += len(h) > 1
+            elif under is not None:
+                parts = urlsplit(urljoin(under[2], h))
+                toc += parts.netloc.lower() == under[0] and parts.path.startswith(under[1])
+        return toc >= s.toc_share * len(hrefs)
 
     @staticmethod
     def _in_data_table(cell: HtmlElement, cache: dict[HtmlElement, bool]) -> bool:

@@ -150,6 +150,24 @@ def test_semantic_main_protected_and_its_toc_kept():
     assert any(e["action"] == "protect" for e in state.record)
 
 
+@pytest.mark.parametrize("url, kept", [
+    ("https://docs.example.org/guides/auth", True),            # /guides/auth/apple … are under this page
+    ("https://docs.example.org/guides/auth/", True),
+    ("https://docs.example.org/guides/billing", False),        # a list of another section's pages
+    ("https://other.example.org/guides/auth", False),          # same path, another site
+    ("https://docs.example.org/", False),                      # every page is under the root
+    (None, False),
+])
+def test_a_list_of_the_pages_under_this_one_in_main_is_its_table_of_contents(url, kept):
+    grid = "".join(f"<div><a href='https://docs.example.org/guides/auth/{p.lower()}'>{p}</a></div>"
+                   for p in ("Apple", "Azure", "GitHub", "Google", "Slack"))
+    html = (f"<html><body><div id=side>{menu(6)}</div><main><p>Sign your users in with a provider:</p>"
+            f"<div id=providers>{grid}</div>{STORY}</main></body></html>")
+    page, state, _ = run_filter("link_lists", html, url=url)
+    assert (page.root.get_element_by_id("providers", None) is not None) == kept
+    assert "Page 19" not in page.body.text_content()  # the side menu goes either way
+
+
 def test_a_wrapper_holding_most_of_the_page_is_not_removed_whole():
     links = " ".join(f"<a href=/x{i}>Story headline number {i}</a>" for i in range(30))
     html = f"<html><body><div id=app><div id=inner>{links} a few words</div></div></body></html>"
