@@ -392,6 +392,9 @@ class FilterContext:
             self.lost_chars += self.text_len(node) - (self.text_len(keep) if keep is not None else 0)
 
     def _collect_links(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
+        links = list(node.iter("a"))  # the node itself first when it is a link
+        if not links:
+            return  # most removals (scripts, metas, images): nothing more to look at
         # Links inside a <template> are inert markup a script may stamp out later, never shown as they
         # are: they were not on the page the reader saw, so they are not "removed from" it either.
         if next(node.iterancestors("template"), None) is not None:
@@ -399,8 +402,6 @@ class FilterContext:
         kept = set(keep.iter("a")) if keep is not None else set()
         for tpl in node.iter("template"):
             kept.update(tpl.iter("a"))
-        links = [node] if node.tag == "a" else []
-        links.extend(node.iter("a") if node.tag != "a" else ())
         for a in links:
             if a in kept:
                 continue
