@@ -26,7 +26,7 @@ from pagesieve.document import Page, parse, serialize
 from pagesieve.errors import ConfigError, FilterError
 from pagesieve.filters.base import Filter
 from pagesieve.measure import TextMeasure
-from pagesieve.output import words_shown
+from pagesieve.output import text_shown, words_shown
 
 log = logging.getLogger("pagesieve.chain")
 
@@ -408,7 +408,8 @@ class FilterContext:
             href = a.get("href")
             if not href:
                 continue  # a link without an address is not listed: its text is not needed
-            text = dom.text_of(a)
+            # its text as the page shows it; failing that (an icon link: an <svg><title> only), its name
+            text = text_shown(a) or dom.text_of(a)
             if text:
                 self.state.removed_links.append((self.state.link_position(a), href.strip(), text))
 

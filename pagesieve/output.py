@@ -86,6 +86,30 @@ def words_shown(node: HtmlElement) -> int:
     return words(" ".join(parts))
 
 
+def text_shown(node: HtmlElement) -> str:
+    """The text of ``node``'s subtree as the page reads without scripts (the elements of
+    :func:`words_shown` left out: an icon's ``<svg><title>``, a form control's options), whitespace
+    collapsed and text nodes joined as they stand, like :func:`pagesieve.dom.text_of`."""
+    if not isinstance(node.tag, str) or node.tag in _UNSHOWN:
+        return ""
+    if not len(node):
+        return " ".join(node.text.split()) if node.text else ""
+    parts = [node.text or ""]
+    stack: list = list(reversed(node))
+    while stack:
+        el = stack.pop()
+        if isinstance(el, str):  # a tail, read after its element's subtree
+            parts.append(el)
+        elif isinstance(el.tag, str) and el.tag not in _UNSHOWN:
+            if el.tail:
+                stack.append(el.tail)
+            parts.append(el.text or "")
+            stack.extend(reversed(el))
+        elif el.tail:  # an unshown element or a comment: its tail is text of the page
+            parts.append(el.tail)
+    return " ".join("".join(parts).split())
+
+
 def to_text(node: HtmlElement, settings: OutputSettings) -> str:
     """Plain text of ``node``: blocks on their own lines, spaces collapsed, breaks limited."""
     tokens: list[str | int] = []

@@ -1,7 +1,7 @@
 import pytest
 
 from pagesieve.document import parse
-from pagesieve.output import OutputSettings, render, to_text, words_shown
+from pagesieve.output import OutputSettings, render, text_shown, to_text, words_shown
 
 
 def text(html, **kw):
@@ -91,3 +91,10 @@ def test_words_shown_counts_what_the_page_reads_without_scripts():
     assert words_shown(body) == 9  # one two three four it s 2 x y
     assert words_shown(body.find(".//template")) == words_shown(body.find(".//script")) == 0
     assert words_shown(body.find(".//b")) == 1  # the subtree alone, not its tail
+
+
+def test_text_shown_leaves_out_what_no_reader_gets_in_document_order():
+    a = parse(b"<body><a>Get <b>started</b><svg><title>Docs</title></svg> now<!-- c --> here"
+              b"<select><option>o</option></select>!</a></body>").body.find(".//a")
+    assert text_shown(a) == "Get started now here!"
+    assert text_shown(parse(b"<body><p>  one\n two </p></body>").body.find("p")) == "one two"

@@ -74,6 +74,15 @@ def test_words_of_a_replacement_are_not_counted_as_removed():
     assert rec["measured"]["removed_words"] == 10, rec  # the nav's words only
 
 
+def test_entries_read_as_the_page_shows_the_links():
+    # an icon's <svg><title> is not text the page shows: an entry gives back what was shown, and an
+    # icon-only link is still named by its title
+    html = (f"<html><body><nav><a href=/rcs>Get started with RCS<svg><title>Twilio RCS Documentation</title></svg></a>"
+            f" <a href=/tw><svg><title>Twitter</title></svg></a> <a href=/c>Contact</a></nav>{STORY}</body></html>")
+    page, _, _ = run(html)
+    assert listed(page)[1] == [("/rcs", "Get started with RCS"), ("/tw", "Twitter"), ("/c", "Contact")]
+
+
 def test_nothing_removed_nothing_added():
     page, state, _ = run(f"<html><body>{STORY}</body></html>")
     assert listed(page)[0] is None
