@@ -6,7 +6,7 @@ from lxml import etree
 
 from pagesieve import dom, pagetype
 from pagesieve.document import parse
-from pagesieve.filters import accessibility, ads, link_lists, main_content
+from pagesieve.filters import accessibility, ads, ignore, link_lists, main_content
 
 PLAIN = [
     (ads.WITH_URL, "//*[@src or @href or @srcset or @poster or self::object[@data]]", "root"),
@@ -16,6 +16,9 @@ PLAIN = [
     (accessibility.ARIA_HIDDEN, ".//*[translate(normalize-space(@aria-hidden),'TRUE','true')='true']", "body"),
     (accessibility.POSITIVE_TABINDEX, ".//*[@tabindex and number(@tabindex) > 0]", "body"),
     (accessibility.DIALOGS, ".//dialog | .//*[@role='dialog' or @role='alertdialog']", "body"),
+    (accessibility.ROLE_OWNERS, "descendant-or-self::*[@role]", "body"),
+    (accessibility.LANG_OWNERS, ".//*[@lang]", "body"),
+    (ignore.HIDDEN_DIVS, "descendant-or-self::div[@hidden]", "root"),
     (pagetype._ITEMTYPES, "//*[@itemtype]/@itemtype", "root"),
     (main_content.HIDDEN, ".//*[(@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
                           "or translate(@type,'HIDEN','hiden')='hidden') and not(@role='tabpanel')]", "body"),
@@ -37,6 +40,8 @@ PAGES = [
     "<dialog>d</dialog><div role=dialog>e</div><div role=alertdialog>f</div><div role=Dialog>g</div>"
     "<div hidden role=tabpanel>h</div><div hidden>i</div><input type=HIDDEN><input type=text>"
     "<section role=tabpanel aria-hidden=true>j</section></body></html>",
+    "<html lang=en><body lang=fr><p lang=de_DE>a</p><div id=S:0 hidden><p lang=''>b</p></div>"
+    "<span role=button>c</span></body></html>",
 ]
 
 

@@ -146,6 +146,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -201,6 +202,25 @@ FOCUSABLE = etree.XPath(
     "descendant-or-self::*[@tabindex and not(starts-with(normalize-space(@tabindex),'-'))] | "
     "descendant-or-self::*[translate(@contenteditable,'TRUE','true')='true' or @contenteditable='']")
 POSITIVE_TABINDEX = etree.XPath(".//*/@tabindex[number(.) > 0]/..")
+#: Elements with a role, the node itself included (dead_widgets: only they can carry a widget role).
+ROLE_OWNERS = etree.XPath("descendant-or-self::*/@role/..")
+#: Elements with a lang below the node (inner_langs).
+LANG_OWNERS = etree.XPath(".//*/@lang/..")
+#: Every id of the document (the context node's tree).
+ALL_IDS = etree.XPath("//@id", smart_strings=False)
+#: Elements of the document with the id ``$i`` (an aria-labelledby that resolves).
+BY_ID = etree.XPath("//*[@id=$i]")
+#: Form fields under a node (a label or a cell that holds its own control labels nothing else).
+FIELDS_IN = etree.XPath(".//input|.//select|.//textarea")
+#: Form fields, buttons and links under a node (a row above a control that holds one is no label).
+CONTROLS_IN = etree.XPath(".//input|.//select|.//textarea|.//button|.//a")
+#: A node that is, or holds, a control or a link (its text is not the label of the control after it).
+CONTROL_OR_SELF = etree.XPath("descendant-or-self::input|descendant-or-self::select|descendant-or-self::textarea|"
+                              "descendant-or-self::button|descendant-or-self::a")
+#: What makes a block say something without text (_spoken).
+SPOKEN_MEDIA = etree.XPath("descendant-or-self::*[self::img or self::input or self::select or self::textarea or "
+                           "self::button or self::iframe or self::svg or self::video or self::audio or self::object "
+                           "or self::embed]")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 FIXED_STYLE = re.compile(r"position\s*:\s*(fixed|sticky)", re.I)
 #: Class/id names of cookie and consent banners (common consent-manager markup).
@@ -209,6 +229,8 @@ COOKIE_NAMES = re.compile(
     r"disclaimer|warning|box|policy-banner)|consent[-_]?(banner|bar|notice|popup|modal|overlay|dialog|"
     r"manager|wall)|cookieconsent|gdpr|onetrust|cookiebot|qc-cmp|sp_message|truste|cc-window|cc-banner",
     re.I)
+#: Lower-case words every match of COOKIE_NAMES holds (each alternative starts with one of them).
+COOKIE_WORDS = ("cookie", "consent", "gdpr", "onetrust", "qc-cmp", "sp_message", "truste", "cc-window", "cc-banner")
 #: Class/id names of overlays that cover content (only with an inline fixed/sticky position).
 OVERLAY_NAMES = re.compile(r"overlay|modal|popup|pop-up|paywall|interstitial|newsletter|subscribe|lightbox|"
                            r"backdrop|cookie|consent|gdpr|takeover", re.I)
@@ -283,6 +305,8 @@ STATELESS_TAGS = frozenset("div span p i b em strong small u s font center secti
                            "ul ol li dl dt dd h1 h2 h3 h4 h5 h6 figure figcaption blockquote label img picture svg "
                            "address main".split())
 _IDREF_SET = frozenset(IDREF_ATTRS)
+#: lxml's tag filter for elements (no comments, processing instructions or entities).
+_ELEMENT = etree.Element
 _STATELESS_OR_LINK = STATELESS_TAGS | {"a"}
 #: Plain elements a name (aria-label) on turns into an icon (role=img) when they hold nothing to read.
 _NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
@@ -434,14 +458,16 @@ class AccessibilityFilter(Filter):
             self._inner_langs(body, ctx)
         if s.layout_tables or s.table_headers:
             self._tables(body, ctx)
-        if s.dead_widgets and _scripts_gone(page.root, ctx):
+        # Asked once: nothing between the two readers changes the policy or a <meta>.
+        scripts_gone = _scripts_gone(page.root, ctx) if s.dead_widgets or s.link_names else False
+        if s.dead_widgets and scripts_gone:
             self._dead_widgets(body, ctx)
         if s.image_alt:
             self._images(body, ctx, captions)
         if s.lists:
             self._lists(body, ctx)
         if s.link_names:
-            self._link_names(body, ctx, _scripts_gone(page.root, ctx))
+            self._link_names(body, ctx, scripts_gone)
         if s.form_labels:
             self._form_labels(body, ctx)
         if s.aria_attrs:
@@ -513,7 +539,7 @@ class AccessibilityFilter(Filter):
     def _inner_langs(body: HtmlElement, ctx) -> None:
         """The lang of a part of the page (WCAG 3.1.2, axe valid-lang): ``en_US`` repaired to ``en-US``; a
         value that is no language tag at all is dropped (the part then has the page's language)."""
-        for el in body.xpath(".//*[@lang]"):
+        for el in LANG_OWNERS(body):
             declared = (el.get("lang") or "").strip()
             if not declared or VALID_LANG.match(declared):
                 continue
@@ -556,9 +582,18 @@ class AccessibilityFilter(Filter):
         protected = _protected(body, ctx)
         # (node, reason, whether its text must speak of cookies or consent)
         candidates: list[tuple[HtmlElement, str, bool]] = []
+        named = []
         for el in body.iter(*OVERLAY_TAGS):
-            names = f"{el.get('id') or ''} {el.get('class') or ''}"
-            if COOKIE_NAMES.search(names):
+            id_, cls = el.get("id"), el.get("class")
+            if id_ or cls:  # without a name neither pattern can match (most blocks)
+                named.append((el, f"{id_ or ''} {cls or ''}"))
+        # COOKIE_NAMES costs ~2 µs a name (a hundred names a page); a page none of whose names holds
+        # one of the words every match holds (ASCII lower-cased: what re.I matches in ASCII text) has
+        # no match, known from one substring search each.
+        joined = "\n".join(names for _, names in named)
+        maybe_cookie = not joined.isascii() or any(w in joined.lower() for w in COOKIE_WORDS)
+        for el, names in named:
+            if maybe_cookie and COOKIE_NAMES.search(names):
                 candidates.append((el, "cookie or consent banner (by its name)", True))
             elif FIXED_STYLE.search(el.get("style") or "") and OVERLAY_NAMES.search(names):
                 candidates.append((el, "fixed or sticky overlay (by its position and name)", False))
@@ -662,8 +697,11 @@ class AccessibilityFilter(Filter):
     @staticmethod
     def _dead_widgets(body: HtmlElement, ctx) -> None:
         """With the page's scripts gone, the widget roles they drove are dropped (module doc)."""
-        for el in body.iter():
-            if not isinstance(el.tag, str) or el.tag in FORM_FIELDS:
+        # Only elements with a role can have one to drop: selected in C (libxml2 walks attributes
+        # far faster than Python visits every element). The loop changes attributes only, never the
+        # tree, so the list stays what a walk would meet.
+        for el in ROLE_OWNERS(body):
+            if el.tag in FORM_FIELDS:
                 continue
             roles = (el.get("role") or "").strip().lower().split()
             if not roles or roles[0] not in SCRIPTED_ROLES or next(el.iterancestors("select"), None) is not None:
@@ -896,14 +934,14 @@ class AccessibilityFilter(Filter):
         # attribute that would make it another's candidate (role=img, aria-level: a defined one).
         # Before, each repair walked the body or queried it by XPath (slower still: an attribute
         # test per element): six walks a page.
+        # Every candidate has an attribute named aria-* (idrefs, names and widget states all are) or
+        # role: one join of its names rules out the rest (most elements: a class, an href) cheaply.
         idrefs, named, headings, stated, aria = [], [], [], [], []
-        for el in body.iter():
-            tag = el.tag
-            if not isinstance(tag, str):
-                continue
+        for el in body.iter(_ELEMENT):
             names = el.keys()
-            if not names:
+            if not names or "role" not in names and "aria-" not in " ".join(names).lower():
                 continue
+            tag = el.tag
             if el is not body:
                 if not _IDREF_SET.isdisjoint(names):
                     idrefs.append(el)
@@ -915,7 +953,7 @@ class AccessibilityFilter(Filter):
                 stated.append(el)
             if any(n[:5].lower() == "aria-" for n in names):
                 aria.append(el)
-        ids = set(body.getroottree().xpath("//@id")) if idrefs else set()
+        ids = set(ALL_IDS(body)) if idrefs else set()
         for el in idrefs:
             for name in IDREF_ATTRS:
                 refs = (el.get(name) or "").split()
@@ -1140,7 +1178,7 @@ class AccessibilityFilter(Filter):
         an empty element right after <main>; what comes before the page's <h1> inside <main>
         (breadcrumbs, a category, a lead image) by one right after the <h1>. The DOM, the look and the
         tab order stay; only the accessibility tree's order (what a screen reader reads) changes."""
-        ids = Counter(body.getroottree().xpath("//@id"))
+        ids = Counter(ALL_IDS(body))
         h1 = next(main.iter("h1"), None)
         if h1 is not None and h1.getparent() is not None and h1.getparent().tag not in NO_EXTRA_CHILD:
             self._read_after(h1, main, nav, ids, body, ctx, "the blocks before the <h1> in <main> are read after "
@@ -1159,7 +1197,7 @@ class AccessibilityFilter(Filter):
         owned = []
         for el in before:
             if not el.get("id"):
-                el.set("id", _free_id(body, "pagesieve-before"))
+                el.set("id", _free_id(body, "pagesieve-before", ids))
                 ids[el.get("id")] += 1
             if ids[el.get("id")] == 1:  # an id used twice would name another element
                 owned.append(el.get("id"))
@@ -1231,7 +1269,7 @@ def _has_name(el: HtmlElement, placeholder: bool = False) -> bool:
         return True
     ids = (el.get("aria-labelledby") or "").split()
     root = el.getroottree()
-    return any(root.xpath("//*[@id=$i]", i=i) for i in ids)
+    return any(BY_ID(root, i=i) for i in ids)
 
 
 def _has_label(ctl: HtmlElement) -> bool:
@@ -1240,7 +1278,7 @@ def _has_label(ctl: HtmlElement) -> bool:
     if (ctl.get("aria-label") or "").strip():
         return True
     root = ctl.getroottree()
-    return any(root.xpath("//*[@id=$i]", i=i) for i in (ctl.get("aria-labelledby") or "").split())
+    return any(BY_ID(root, i=i) for i in (ctl.get("aria-labelledby") or "").split())
 
 
 def _hidden_alternatives(el: HtmlElement) -> list[str]:
@@ -1255,18 +1293,25 @@ def _hidden_alternatives(el: HtmlElement) -> list[str]:
 def _named_by_content(a: HtmlElement) -> bool:
     """A link named by what it holds besides text: an exposed image with alt text, an exposed
     descendant with its own aria-label, an ``<svg>`` with a ``<title>``."""
-    for el in a.iterdescendants():
-        if not isinstance(el.tag, str):
-            continue
+    for el in a.iterdescendants(_ELEMENT):
         if any((x.get("aria-hidden") or "").strip().lower() == "true" or x.get("hidden") is not None
-               or HIDDEN_STYLE.search(x.get("style") or "") for x in (el, *el.iterancestors())
-               if x is el or _inside(x, a)):
+               or HIDDEN_STYLE.search(x.get("style") or "") for x in _up_to(el, a)):
             continue  # hidden from screen readers (aria-hidden, hidden, display:none): names nothing
         if el.tag in ("img", "area") and (el.get("alt") or "").strip():
             return True
         if (el.get("aria-label") or "").strip() or (el.tag == "title" and dom.text_of(el)):
             return True
     return False
+
+
+def _up_to(el: HtmlElement, top: HtmlElement):
+    """``el`` and its ancestors below ``top`` (``el`` is inside ``top``), nearest first: one walk up,
+    where asking of each ancestor whether it is inside ``top`` walked up again from each."""
+    yield el
+    for x in el.iterancestors():
+        if x is top:
+            return
+        yield x
 
 
 def _url_path(url: str) -> str:
@@ -1297,7 +1342,7 @@ def _adjacent_label(ctl: HtmlElement, after: bool) -> HtmlElement | None:
     """A ``<label>`` without ``for`` and without a control of its own right before ``ctl`` (or,
     with ``after``, right after it and not itself followed by another control)."""
     sib = ctl.getnext() if after else ctl.getprevious()
-    if sib is None or sib.tag != "label" or sib.get("for") or sib.xpath(".//input|.//select|.//textarea"):
+    if sib is None or sib.tag != "label" or sib.get("for") or FIELDS_IN(sib):
         return None
     if ((ctl.tail if after else sib.tail) or "").strip() or not dom.text_of(sib):
         return None
@@ -1315,20 +1360,20 @@ def _text_before(ctl: HtmlElement, limit: int) -> str:
     prev = ctl.getprevious()
     text = (prev.tail if prev is not None else ctl.getparent().text) or ""
     text = _WS.sub(" ", text).strip()
-    if not text and prev is not None and prev.tag not in ("br", "hr", "img") and not prev.xpath(
-            "descendant-or-self::input|descendant-or-self::select|descendant-or-self::textarea|"
-            "descendant-or-self::button|descendant-or-self::a"):
+    # (a comment before it holds no control: a compiled XPath takes elements only)
+    if not text and prev is not None and prev.tag not in ("br", "hr", "img") and not (
+            isinstance(prev.tag, str) and CONTROL_OR_SELF(prev)):
         text = dom.text_of(prev)
     if not text and prev is None:  # first in its cell: the cell before it ("<td>Name</td><td>[ ]</td>")
         parent = ctl.getparent()
         if parent is not None and parent.tag in ("td", "div") and len(parent) == 1:
             cell = parent.getprevious()
-            if cell is not None and cell.tag in ("td", "th", "div") and not cell.xpath(".//input|.//select|.//textarea"):
+            if cell is not None and cell.tag in ("td", "th", "div") and not FIELDS_IN(cell):
                 text = dom.text_of(cell)
             row = parent.getparent()
             if cell is None and row is not None and row.tag in ("tr", "div") and row.getprevious() is not None:
                 above = row.getprevious()  # the row above: "<tr><td>Keywords:</td></tr><tr><td>[ ]</td></tr>"
-                if above.tag == row.tag and not above.xpath(".//input|.//select|.//textarea|.//button|.//a"):
+                if above.tag == row.tag and not CONTROLS_IN(above):
                     said = dom.text_of(above)
                     text = said if said.endswith(":") else ""  # a label says what follows: it ends in a colon
     text = text.rstrip(" :*")  # "Name: *" -> "Name": the colon and required-field star are not the name
@@ -1353,8 +1398,11 @@ def _button_beside(ctl: HtmlElement) -> str:
     return ""
 
 
-def _free_id(body: HtmlElement, stem: str) -> str:
-    used = set(body.getroottree().xpath("//@id"))
+def _free_id(body: HtmlElement, stem: str, used: Collection[str] | None = None) -> str:
+    """``stem-n`` for the first n no element of the page has as id. ``used``: the page's ids, when the
+    caller keeps them current (content_first names blocks in a loop: one search of the page, not one an id)."""
+    if used is None:
+        used = set(ALL_IDS(body))
     n = 1
     while f"{stem}-{n}" in used:
         n += 1
@@ -1389,9 +1437,7 @@ def _spoken(el: HtmlElement) -> bool:
         return False
     if el.tag == "a" and el.get("class") == SKIP_CLASS:
         return False
-    return bool(dom.text_len(el) or el.xpath("descendant-or-self::*[self::img or self::input or self::select or "
-                                            "self::textarea or self::button or self::iframe or self::svg or "
-                                            "self::video or self::audio or self::object or self::embed]"))
+    return bool(dom.text_len(el) or SPOKEN_MEDIA(el))
 
 
 def _scripts_gone(root: HtmlElement, ctx) -> bool:

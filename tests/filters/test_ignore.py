@@ -151,3 +151,20 @@ def test_a_noscript_copy_of_text_the_page_shows_is_not_shown_twice():
     ids = {el.get("id") for el in page.root.iter() if isinstance(el.tag, str) and el.get("id")}
     assert {"story", "own"} <= ids and "copy" not in ids
     assert any(e.get("reason") == "<noscript> copy of text the page already shows" for e in state.record)
+
+
+def test_script_attributes_walk_selects_what_the_xpath_selects():
+    # The walk passes over an element by its joined values and names: every case the XPath takes
+    # must still be found, in document order, and nothing else.
+    from pagesieve.document import parse
+    from pagesieve.filters.ignore import SCRIPT_ATTRIBUTES, script_attributes
+
+    html = ("<html><body onload=x()><a href='JavaScript:go()' title=t>a</a><a href=https://e.org/>b</a>"
+            "<iframe srcdoc='<p>x</p>' data-srcdoc=y></iframe><img src='DATA:image/png;base64,AA' alt=i>"
+            "<div class=a data-x='vb' style='color:red' ONCLICK=f() onmouseover=g()>c</div><svg><set to='vbscript:x'/>"
+            "</svg><p title='at: 9' lang=en>a: b, t: c</p><object data='Data:text/html,x'></object>"
+            "<a href='java&#9;script:y()'>d</a><span data-on=x ona=1>e</span><!-- onclick=c() --></body></html>")
+    root = parse(html.encode()).root
+    expected = [(v.getparent(), v.attrname, str(v)) for v in SCRIPT_ATTRIBUTES(root)]
+    assert len(expected) >= 8
+    assert script_attributes(root) == expected
