@@ -165,6 +165,12 @@ def _pre_text(pre: HtmlElement) -> str:
     return "".join(parts)
 
 
+def _after_text(link: HtmlElement) -> bool:
+    """False when ``link`` follows another link with no text between them (the two would read as one word)."""
+    prev = link.getprevious()
+    return not (prev is not None and prev.tag == "a" and not prev.tail)
+
+
 def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep), in
     the order a screen reader reads: blocks owned by a read-later element come in its place."""
@@ -221,6 +227,10 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
         if tag == "li":
             out.append("• ")
         elif tag in ("td", "th"):
+            out.append(" ")
+        elif tag == "a" and not _after_text(node):
+            # a link right after a link, nothing between them in the markup: two targets, two words
+            # ("Product comparisons" "Desktop lookbook", set apart by the page's style sheet), not one
             out.append(" ")
         if node.text:
             out.append(node.text.replace("\n", " "))

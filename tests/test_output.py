@@ -98,3 +98,10 @@ def test_text_shown_leaves_out_what_no_reader_gets_in_document_order():
               b"<select><option>o</option></select>!</a></body>").body.find(".//a")
     assert text_shown(a) == "Get started now here!"
     assert text_shown(parse(b"<body><p>  one\n two </p></body>").body.find("p")) == "one two"
+
+
+def test_links_side_by_side_in_the_markup_are_separate_words():
+    # a footer's links set apart by the page's style sheet only: "comparisonsDesktop" is no word
+    assert text("<p><a href=/c>Product comparisons</a><a href=/d>Desktop lookbook</a></p>") == \
+        "Product comparisons Desktop lookbook"
+    assert text("<p>(<a href=/x>x</a>), <b>W</b>ord <a href=/a>A</a>-<a href=/b>B</a></p>") == "(x), Word A-B"
