@@ -32,7 +32,9 @@ from pagesieve import dom
 SILENT = frozenset({"script", "style"})
 #: Elements that hold no letters and no links for the link-list test (their subtree adds nothing).
 UNCOUNTED = frozenset({"script", "style", "template", "noscript"})
-_LETTERS = re.compile(r"[^\W_]", re.UNICODE)
+#: Runs of letters (``[^\W_]``): their lengths add up to the letters, one string a word instead of
+#: one a letter (non-ASCII text: ~3x faster than counting single-letter matches).
+_LETTER_RUNS = re.compile(r"[^\W_]+", re.UNICODE)
 _WORDS = re.compile(r"\w+", re.UNICODE)
 #: ASCII characters that are not letters or digits (deleted before counting ASCII text's letters).
 _ASCII_NOT_LETTERS = bytes(c for c in range(128) if not chr(c).isalnum())
@@ -58,7 +60,7 @@ def letters(text: str | None) -> int:
         return 0
     if text.isascii():  # the common case, ~2x faster than the regular expression
         return len(text.encode("ascii").translate(None, _ASCII_NOT_LETTERS))
-    return len(_LETTERS.findall(text))
+    return sum(map(len, _LETTER_RUNS.findall(text)))
 
 
 class TextMeasure:
@@ -74,7 +76,7 @@ class TextMeasure:
         """Measure ``top``'s subtree (again), store every element's counts; ``top``'s text count."""
         counts, stats = self.chars, self.links
         get, count_of = stats.get, counts.get
-        findall = _LETTERS.findall
+        runs = _LETTER_RUNS.findall
         # Elements only, picked in C (a comment's or PI's tail is read as its parent's child's tail).
         els = list(top.iter(_ELEMENT))
         els.reverse()
@@ -92,6 +94,9 @@ class TextMeasure:
             # Inlined chars() and letters() (this loop is the measurement's cost): whitespace-only
             # text (most tails between tags) costs one isspace(); ASCII text (most of the rest) is
             # counted by deleting bytes, two C calls instead of splitting and joining the words.
+            # Other text's letters are counted as runs of letters (words, once the whitespace is
+            # gone), not one match a letter: on scrapinghub's pages 29 such texts a page, 3,400
+            # characters, took 190 µs a page as single letters, 56 µs as runs.
             text = el.text
             if text and not text.isspace():
                 if text.isascii():
@@ -101,7 +106,7 @@ class TextMeasure:
                 else:
                     joined = "".join(text.split())
                     n = len(joined)
-                    letter_count = len(findall(joined))
+                    letter_count = sum(map(len, runs(joined)))
             else:
                 n = letter_count = 0
             links = link_letters = 0
@@ -115,7 +120,7 @@ class TextMeasure:
                     else:
                         joined = "".join(tail.split())
                         n += len(joined)
-                        letter_count += len(findall(joined))
+                        letter_count += sum(map(len, runs(joined)))
                 got = get(child)
                 if got is not None:
                     n += counts[child]

@@ -30,7 +30,6 @@ calls to action, no dominant story).
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
+from pagesieve.pagemeta import Scan, meta_keys
 
 KINDS = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
@@ -92,9 +92,8 @@ _POST_NAMES = re.compile(r"(?:^|[\s_-])(?:post|posts|message|comment|reply|answe
                          r"forum-post|thread-post|messagelist)(?:$|[\s_-])", re.I)
 _AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or contains(@class,'username') "
                       "or contains(@class,'user-info') or contains(@class,'poster')]")
-_JSONLD = etree.XPath("//script[@type='application/ld+json']")
-_ITEMTYPES = etree.XPath("//@itemtype")
-_OG_TYPE = etree.XPath("//meta[@property='og:type' or @name='og:type']/@content")
+#: The <meta> elements declaring the Open Graph type (``pagemeta.Scan.content``).
+_OG_TYPE = meta_keys(property=("og:type",), name=("og:type",))
 _DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
 _SKIP = frozenset({"script", "style", "noscript", "template", "head"})
 
@@ -115,7 +114,11 @@ class PageType:
         return "; ".join(self.signals) if self.signals else "no signal: a service page"
 
 
-def _schema_types(root: HtmlElement) -> list[str]:
+def _schema_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
+    """Lower-case schema.org type names the page declares: JSON-LD ``@type`` (also in ``@graph`` and
+    ``mainEntity``), then microdata ``itemtype``. ``scan``: the page as read (read now when not given)."""
+    if scan is None:
+        scan = Scan(root)
     types: list[str] = []
 
     def walk(obj) -> None:
@@ -131,12 +134,12 @@ def _schema_types(root: HtmlElement) -> list[str]:
             for item in obj:
                 walk(item)
 
-    for script in _JSONLD(root):
+    for obj in scan.jsonld:
         try:
-            walk(json.loads(script.text or ""))
-        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python's stack
+            walk(obj)
+        except RecursionError:  # nested deeper than Python's stack
             continue
-    for t in _ITEMTYPES(root):
+    for t in scan.itemtypes:
         types.append(t.strip().rstrip("/").rsplit("/", 1)[-1].lower())
     return types
 
@@ -202,11 +205,18 @@ def _paragraph_letters(body: HtmlElement) -> int:
     return max(per_parent.values(), default=0)
 
 
-def has_cart(root: HtmlElement) -> bool:
-    """An "add to cart"/"buy" control (button, form or input) on the page."""
+def _og_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
+    """The page's ``og:type`` values (``<meta property=og:type content=...>``), as written."""
+    return (scan if scan is not None else Scan(root)).content(_OG_TYPE)
+
+
+def has_cart(root: HtmlElement, scan: Scan | None = None) -> bool:
+    """An "add to cart"/"buy" control (button, form or input) on the page; ``scan``: the page as read
+    (its controls; read now when not given)."""
+    controls = scan.controls if scan is not None else dom.body_of(root).iter("button", "form", "input")
     return any(_CART.search(f"{el.get('class') or ''} {el.get('id') or ''} {el.get('name') or ''} "
                             f"{el.get('value') or ''} {dom.text_of(el)[:40]}")
-               for el in dom.body_of(root).iter("button", "form", "input"))
+               for el in controls)
 
 
 def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart: bool | None = None) -> PageType:
@@ -221,8 +231,9 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart
         signals.append(f"{why} -> {kind} +{weight:g}")
 
     seen = set()
-    schema_types = declared.schema_types if declared is not None else _schema_types(root)
-    og_types = declared.og_types if declared is not None else _OG_TYPE(root)
+    scan = Scan(root) if declared is None else None
+    schema_types = declared.schema_types if declared is not None else _schema_types(root, scan)
+    og_types = declared.og_types if declared is not None else _og_types(root, scan)
     for t in schema_types:
         kind = _SCHEMA.get(t)
         if kind and (kind, t) not in seen:
@@ -248,7 +259,7 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart
         else:
             add("listing", STRUCTURE, f"{items} repeated linked items")
     if cart is None:
-        cart = has_cart(root)
+        cart = has_cart(root, scan)
     if cart and items < MIN_ITEMS:
         add("product", STRUCTURE, "an add-to-cart control, no item grid")
     code = sum(1 for _ in body.iter("pre")) + sum(1 for el in body.iter("code") if el.getparent().tag != "pre") // 4

@@ -2,6 +2,7 @@
 of change a filter makes through its context (random changes on real pages)."""
 
 import random
+import re
 
 import pytest
 
@@ -79,8 +80,14 @@ def test_words_are_runs_of_word_characters_as_the_eval_tokenizes():
 
 
 def test_letters_counts_word_characters_but_the_underscore():
-    for text in ("", "a_b 12 !", "Grüße, 東京 — ok_", "\u00a0x\ty"):
+    for text in ("", "a_b 12 !", "Grüße, 東京 — ok_", "\u00a0x\ty", *ODD_TEXTS):
         assert letters(text) == sum(c.isalnum() for c in text), text
+        assert letters(text) == _letters_reference(text), text
+
+
+def _letters_reference(text: str | None) -> int:
+    """Letters as measure counted them before it counted runs of them: one match a letter."""
+    return len(re.findall(r"[^\W_]", text)) if text else 0
 
 
 def test_link_stats_of_a_small_page():
@@ -105,8 +112,9 @@ def test_checkpoint_edits_are_not_trusted():
 
 
 def _measure_reference(top) -> tuple[dict, dict]:
-    """The measurement as TextMeasure took it before it counted ASCII text by deleting bytes and
-    looped over child slices (one element at a time, the text split into words)."""
+    """The measurement as TextMeasure took it before it counted ASCII text by deleting bytes,
+    looped over child slices and counted other text's letters as runs (one element at a time, the
+    text split into words, one match a letter)."""
     counts: dict = {}
     stats: dict = {}
     for el in reversed(list(top.iter())):
@@ -122,11 +130,11 @@ def _measure_reference(top) -> tuple[dict, dict]:
                     n += chars(child.tail)
             counts[el] = n
             continue
-        n, letter_count = chars(el.text), letters(el.text)
+        n, letter_count = chars(el.text), _letters_reference(el.text)
         links = link_letters = 0
         for child in el:
             n += chars(child.tail) + counts.get(child, 0)
-            letter_count += letters(child.tail)
+            letter_count += _letters_reference(child.tail)
             got = stats.get(child)
             if got is not None:
                 links += got[0]
@@ -141,9 +149,11 @@ def _measure_reference(top) -> tuple[dict, dict]:
 
 
 #: Text that str.split() and the byte deletion must count alike: ASCII separators str.split() knows
-#: (\x1c-\x1f, vertical tab, form feed), non-ASCII spaces, letters, digits, underscores, marks.
+#: (\x1c-\x1f, vertical tab, form feed), non-ASCII spaces, letters, digits, underscores, marks;
+#: non-ASCII text whose letters come in runs broken by marks, underscores, signs and other numbers.
 ODD_TEXTS = ["a\x1cb\x1dc\x1ed\x1fe", "\x0b\x0c", " x_y 1 ", "\u00a0\u2003 Grüße_東京 \u3000", "\x1c", "e\u0301",
-             "  \n\t ", "tab\tand\r\nCRLF", "..._!?", "١٢٣ ٤"]
+             "  \n\t ", "tab\tand\r\nCRLF", "..._!?", "١٢٣ ٤", "x²_ⅷ½·é\u0301e—“ok”", "Москва́,\u00adдом\u200b№5",
+             "a\u00a0_\u00a0b"]
 
 
 def test_measure_counts_as_the_word_splitting_reference():

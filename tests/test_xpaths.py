@@ -4,7 +4,7 @@ the plain predicate form (``//*[@role='main']``) selects, in the same order, on 
 import pytest
 from lxml import etree
 
-from pagesieve import dom, pagetype
+from pagesieve import dom, pagemeta
 from pagesieve.document import parse
 from pagesieve.filters import accessibility, ads, ignore, link_lists, main_content
 
@@ -19,7 +19,7 @@ PLAIN = [
     (accessibility.ROLE_OWNERS, "descendant-or-self::*[@role]", "body"),
     (accessibility.LANG_OWNERS, ".//*[@lang]", "body"),
     (ignore.HIDDEN_DIVS, "descendant-or-self::div[@hidden]", "root"),
-    (pagetype._ITEMTYPES, "//*[@itemtype]/@itemtype", "root"),
+    (pagemeta.ITEMTYPES, "//*[@itemtype]/@itemtype", "root"),
     (main_content.HIDDEN, ".//*[(@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
                           "or translate(@type,'HIDEN','hiden')='hidden') and not(@role='tabpanel')]", "body"),
 ]

@@ -29,15 +29,14 @@ explanation says so with the best sum found.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
-from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
 from pagesieve.filters.base import Filter
+from pagesieve.pagemeta import Scan, meta_keys
 from pagesieve.settings import setting
 
 _UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
@@ -45,9 +44,8 @@ _UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "titl
 #: The class of a headline element a reader filter puts first (the page's own heading moved, or one
 #: made from the page's metadata); ``pagesieve eval`` leaves it out of scoring, like the title.
 HEADLINE_CLASS = "pagesieve-headline"
-_META_HEADLINE = etree.XPath("//meta[@property='og:title' or @name='og:title' or @name='twitter:title' "
-                             "or @property='twitter:title']/@content")
-_JSONLD = etree.XPath("//script[@type='application/ld+json']")
+#: The <meta> elements that hold the page's title for sharing (``Scan.content``).
+_META_HEADLINE = meta_keys(property=("og:title", "twitter:title"), name=("og:title", "twitter:title"))
 _HWORD = re.compile(r"\w+", re.U)
 
 
@@ -61,7 +59,8 @@ class Headline:
     element: HtmlElement | None = None
 
 
-def _jsonld_headline(root: HtmlElement) -> str | None:
+def _jsonld_headline(jsonld: list) -> str | None:
+    """The first schema.org ``headline`` in the page's JSON-LD (``Scan.jsonld``: parsed scripts)."""
     def walk(obj):
         if isinstance(obj, dict):
             value = obj.get("headline")
@@ -79,10 +78,10 @@ def _jsonld_headline(root: HtmlElement) -> str | None:
                     return got
         return None
 
-    for script in _JSONLD(root):
+    for obj in jsonld:
         try:
-            got = walk(json.loads(script.text or ""))
-        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python's stack
+            got = walk(obj)
+        except RecursionError:  # nested deeper than Python's stack
             continue
         if got:
             return " ".join(got.split())
@@ -99,19 +98,21 @@ def same_words(a: str, b: str, share: float = 0.8) -> bool:
     return common >= share * min(len(x), len(y)) and common >= 0.5 * max(len(x), len(y))
 
 
-def page_headline(root: HtmlElement) -> Headline | None:
+def page_headline(root: HtmlElement, scan: Scan | None = None) -> Headline | None:
     """The page's headline: the schema.org ``headline``, else ``og:title``/``twitter:title`` — as the
     page's own ``<h1>`` (or first ``<h2>`` when there is no ``<h1>``) that says the same, when one
-    does — else the page's first ``<h1>``; ``None`` when the page has none of these."""
-    meta = _jsonld_headline(root)
+    does — else the page's first ``<h1>``; ``None`` when the page has none of these. ``scan``: the
+    page as :class:`pagesieve.pagemeta.Scan` read it (read now when not given)."""
+    if scan is None:
+        scan = Scan(root)
+    meta = _jsonld_headline(scan.jsonld)
     source = "schema.org headline"
     if not meta:
-        meta = next((" ".join(t.split()) for t in _META_HEADLINE(root) if t.strip()), None)
+        meta = next((" ".join(t.split()) for t in scan.content(_META_HEADLINE) if t.strip()), None)
         source = "og:title"
-    body = dom.body_of(root)
-    headings = [h for h in body.iter("h1") if dom.text_len(h)]
+    headings = [h for h in scan.h1 if dom.text_len(h)]
     if meta:
-        for h in headings or [h for h in body.iter("h2") if dom.text_len(h)][:3]:
+        for h in headings or [h for h in scan.h2 if dom.text_len(h)][:3]:
             if same_words(meta, dom.text_of(h)):
                 return Headline(dom.text_of(h), f"<{h.tag}> matching the {source}", h)
         return Headline(meta, source)

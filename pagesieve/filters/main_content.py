@@ -1056,10 +1056,10 @@ class MainContentFilter(Filter):
 
 #: The class of the byline/date line put after the headline (``pagesieve eval`` leaves it out of scoring).
 BYLINE_CLASS = "pagesieve-byline"
-_AUTHOR_META = etree.XPath("//meta[@name='author' or @property='article:author' or @name='article:author' "
-                           "or @name='byl' or @name='dc.creator']/@content")
-_DATE_META = etree.XPath("//meta[@property='article:published_time' or @name='article:published_time' "
-                         "or @itemprop='datePublished' or @name='date' or @name='pubdate']/@content")
+#: The <meta> elements naming the author and the publication date (``pagemeta.Scan.content``).
+_AUTHOR_META = pagemeta.meta_keys(name=("author", "article:author", "byl", "dc.creator"), property=("article:author",))
+_DATE_META = pagemeta.meta_keys(property=("article:published_time",), itemprop=("datePublished",),
+                                name=("article:published_time", "date", "pubdate"))
 _SITE_SEP = re.compile(r"\s+[|–—]\s+|\s+-\s+")
 
 
@@ -1078,10 +1078,13 @@ def _even_items(parent: HtmlElement, st) -> bool:
     return bool(items) and max(items) <= GRID_ITEM_SHARE * max(1, sum(items))
 
 
-def _byline(root: HtmlElement) -> str | None:
-    """"By <author> · <date>" from the page's metadata (the author when it is not an address)."""
-    author = next((" ".join(a.split()) for a in _AUTHOR_META(root) if a.strip() and "://" not in a), "")
-    date = next((d.strip()[:10] for d in _DATE_META(root) if re.match(r"\d{4}-\d{2}-\d{2}", d.strip())), "")
+def _byline(root: HtmlElement, scan: pagemeta.Scan | None = None) -> str | None:
+    """"By <author> · <date>" from the page's metadata (the author when it is not an address);
+    ``scan``: the page as :class:`pagesieve.pagemeta.Scan` read it (read now when not given)."""
+    if scan is None:
+        scan = pagemeta.Scan(root)
+    author = next((" ".join(a.split()) for a in scan.content(_AUTHOR_META) if a.strip() and "://" not in a), "")
+    date = next((d.strip()[:10] for d in scan.content(_DATE_META) if re.match(r"\d{4}-\d{2}-\d{2}", d.strip())), "")
     parts = ([f"By {author}"] if author else []) + ([date] if date else [])
     return " · ".join(parts) or None
 
