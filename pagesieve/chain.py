@@ -80,6 +80,9 @@ class RunState:
     record: list[dict[str, Any]] = field(default_factory=list)
     #: (document position, href, text) of text links that left the page.
     removed_links: list[tuple[int, str, str]] = field(default_factory=list)
+    #: The document positions (as in ``removed_links``) of those that were in page furniture
+    #: (``dom.furniture_between``: a menu, the banner, the footer, a side bar).
+    removed_in_furniture: set[int] = field(default_factory=set)
     #: The main-content subtree, once the ``article`` filter (or a reader algorithm) found it.
     article: HtmlElement | None = None
     #: Image → the text of the caption a filter took out of the text (``main_content``), so that
@@ -143,6 +146,7 @@ class FilterContext:
         self.lost_chars = 0
         self._ops: list[tuple] = []
         self._removed_mark = len(state.removed_nodes)  # this filter's removals follow it
+        self._links_mark = len(state.removed_links)  # and the links they took
         self._guard_node, self._guard_chars = None, 0
         if state._dirty:  # the previous filter edited a checkpointed copy: measure again when asked
             state._dirty, state._measure = False, None
@@ -402,6 +406,7 @@ class FilterContext:
         kept = set(keep.iter("a")) if keep is not None else set()
         for tpl in node.iter("template"):
             kept.update(tpl.iter("a"))
+        outer = None  # whether the removed node sits in page furniture: asked once, when needed
         for a in links:
             if a in kept:
                 continue
@@ -411,12 +416,23 @@ class FilterContext:
             # its text as the page shows it; failing that (an icon link: an <svg><title> only), its name
             text = text_shown(a) or dom.text_of(a)
             if text:
-                self.state.removed_links.append((self.state.link_position(a), href.strip(), text))
+                position = self.state.link_position(a)
+                self.state.removed_links.append((position, href.strip(), text))
+                inner = dom.furniture_between(a, node.getparent())  # the link up to the removed node
+                if inner is None:
+                    if outer is None:
+                        outer = bool(dom.furniture_between(node.getparent())) if node.getparent() is not None else False
+                    inner = outer
+                if inner:
+                    self.state.removed_in_furniture.add(position)
 
     def rollback(self) -> None:
         """Undo every change of this filter on this page, newest first."""
         self.state._measure = None  # taken again when next asked
         del self.state.removed_nodes[self._removed_mark:]
+        for position, _, _ in self.state.removed_links[self._links_mark:]:  # back on the page
+            self.state.removed_in_furniture.discard(position)
+        del self.state.removed_links[self._links_mark:]
         for op in reversed(self._ops):
             kind = op[0]
             if kind == "remove":

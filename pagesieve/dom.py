@@ -17,6 +17,10 @@ BLOCK_TAGS = frozenset(
     "figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html li main "
     "menu nav noscript ol p pre section summary table tbody td tfoot th thead tr ul caption".split())
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+#: Page furniture by its markup: the landmark elements and ARIA roles of a site's menus, banner,
+#: footer and side bars (a <header>/<footer> inside an <article> or <main> is its own, not furniture).
+FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
+FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
 WHITESPACE = re.compile(r"\s+")
 WORD_CHARS = re.compile(r"\w", re.UNICODE)
 _SPACES = re.compile(r"\s")
@@ -29,6 +33,25 @@ SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})
 #: An absolute http(s) URL of printable ASCII without "[", "]" or a backslash: urlsplit neither strips
 #: nor rejects anything in it (no whitespace, controls, IPv6 brackets or non-ASCII host).
 PLAIN_URL = re.compile(r"^https?://[\x21-\x5a\x5e-\x7e]*$", re.IGNORECASE)
+
+
+def furniture_between(node: HtmlElement, top: HtmlElement | None = None) -> bool | None:
+    """Whether ``node`` sits in page furniture (:data:`FURNITURE_TAGS`, :data:`FURNITURE_ROLES`), looking
+    at it and its ancestors up to ``top`` (excluded; None: to the root): True at the first furniture
+    element, False at the first ``<main>``/``<article>`` (their own header and footer are theirs), None
+    when neither comes before ``top``."""
+    el: HtmlElement | None = node
+    while el is not None and el is not top:
+        tag = el.tag
+        if tag in ("main", "article"):
+            return False
+        if tag in ("header", "footer"):
+            if next(el.iterancestors("main", "article"), None) is None:  # else the article's own
+                return True
+        elif tag in FURNITURE_TAGS or (isinstance(tag, str) and (el.get("role") or "").lower() in FURNITURE_ROLES):
+            return True
+        el = el.getparent()
+    return None
 
 
 def element(tag: str, attrib: dict[str, str] | None = None, text: str | None = None) -> HtmlElement:

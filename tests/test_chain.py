@@ -108,6 +108,22 @@ def test_removed_words_count_what_was_taken_less_what_replacements_kept_and_forg
     assert second.removed_words() == first.removed_words() == 4 and len(state.removed_nodes) == 2
 
 
+def test_links_removed_from_page_furniture_are_marked_and_a_rollback_forgets_them():
+    page = parse(b"<body><header><div id=menu><a href=/home>Home</a></div></header>"
+                 b"<article><header><a href=/byline>By Ann</a></header><p>Story</p></article>"
+                 b"<div id=box><div role=navigation><a href=/tags>Tags</a></div><a href=/more>More</a></div></body>")
+    state = RunState(root=page.root)
+    ctx = FilterContext("t", state, page)
+    for node in (page.root.get_element_by_id("menu"), page.root.find(".//article/header"),
+                 page.root.get_element_by_id("box")):
+        ctx.remove(node, "t")
+    furniture = {href for position, href, _ in state.removed_links if position in state.removed_in_furniture}
+    # the banner's menu (by an ancestor), a role=navigation inside the removed block; not an article's own header
+    assert furniture == {"/home", "/tags"} and len(state.removed_links) == 4
+    ctx.rollback()
+    assert state.removed_links == [] and state.removed_in_furniture == set()
+
+
 def test_links_in_a_template_are_not_recorded_as_removed():
     page = parse(b"<body><div id=nav><a href=/shown>Shown</a><template><a href=/inert>Inert</a></template></div>"
                  b"<template id=t><div><a href=/deep>Deep</a></div></template></body>")

@@ -88,8 +88,8 @@ from pagesieve.pagetype import _PRICE
 from pagesieve.settings import setting
 
 _CELL_TAGS = frozenset({"td", "th"})
-_FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
-_FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
+_FURNITURE_TAGS = dom.FURNITURE_TAGS
+_FURNITURE_ROLES = dom.FURNITURE_ROLES
 #: Class/id words of page furniture: blocks so named never count as main content here ("widget" only
 #: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
 FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|mega|"

@@ -24,6 +24,13 @@ stays whatever its length: collapsed, it is read only when asked, and it keeps t
 reachable. Measured on the five corpora (881 pages, text output): declutter precision up on every
 corpus, recall unchanged but for two pages whose short lists held main-text words (``only_if_shorter``;
 a stricter share of the removed words lost recall below .99 on three corpora).
+
+Also in text output only, a link removed from page furniture (``dom.furniture_between``: a ``<nav>``,
+the banner's ``<header>``, the ``<footer>``, an ``<aside>``, their ARIA roles) whose text is shorter
+than ``furniture_min_words`` is left out: "Home", "Contact us" read out again, where no link can be
+followed, are the menu the filters took away; a headline-long link text, or an address the content
+also linked, stays. Measured on the five corpora: declutter precision scrapinghub .561 -> .589, wcxb
+.635 -> .655, dragnet .446 -> .454, recall unchanged but wcxb .9908 -> .9905.
 """
 
 from __future__ import annotations
@@ -86,6 +93,12 @@ class RemovedLinksSettings:
     max_links: int = setting(0, "List at most this many links (0 = all).", minimum=0, maximum=100000,
                              group="output", scope="user")
     skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output", scope="user")
+    furniture_min_words: int = setting(
+        3, "In text output, where no link can be followed, a link removed from page furniture (a <nav>, "
+           "the banner <header>, the <footer>, an <aside>, their ARIA roles) is listed only when its text has "
+           "at least this many words: a menu's labels ('Home', 'Contact us') read out again are noise, a "
+           "headline is not. An address also linked from the content counts as content. 0: list them all.",
+        minimum=0, maximum=1000, group="output", scope="user")
     same_page: bool = setting(False, "Also list links to places on the same page (href starting with #).",
                               group="output", scope="user")
     only_if_shorter: Literal["text", "always", "never"] = setting(
@@ -122,8 +135,10 @@ class RemovedLinksFilter(Filter):
                    if s.skip_present else set())
         texts: dict[str, str] = {}  # address -> its first text with a word in it, in page order
         order: list[tuple[str, str]] = []
+        furniture_only: dict[str, bool] = {}  # address -> every removed link to it was in page furniture
+        in_furniture = ctx.state.removed_in_furniture
         unsafe = 0
-        for _, href, text in sorted(removed, key=lambda item: item[0]):
+        for position, href, text in sorted(removed, key=lambda item: item[0]):
             if not dom.is_safe_url(href):
                 unsafe += 1
                 continue
@@ -133,16 +148,26 @@ class RemovedLinksFilter(Filter):
             if key not in texts:
                 texts[key] = ""
                 order.append((key, href))
+            furniture_only[key] = furniture_only.get(key, True) and position in in_furniture
             if not texts[key] and _WORDY.search(text or ""):
                 texts[key] = " ".join(text.split())
+        short = 0
+        if s.furniture_min_words and ctx.state.output_format == "text":
+            # a menu's labels read out where no link can be followed: left out (see the setting)
+            kept_order = [(key, href) for key, href in order
+                          if not (texts[key] and furniture_only[key] and words(texts[key]) < s.furniture_min_words)]
+            short, order = len(order) - len(kept_order), kept_order
         chosen = [(href, texts[key]) for key, href in order if texts[key]]
         if s.max_links:
             chosen = chosen[:s.max_links]
         if not chosen:
-            ctx.note("skip", reason="no removed link to list", measured={"removed": len(removed), "unsafe": unsafe})
+            ctx.note("skip", reason="no removed link to list",
+                     measured={"removed": len(removed), "unsafe": unsafe, "furniture_short": short})
             return
         body = dom.body_of(page.root)
         measured = {"listed": len(chosen), "removed": len(removed), "unsafe": unsafe}
+        if short:
+            measured["furniture_short"] = short
         if s.only_if_shorter == "always" or (s.only_if_shorter == "text" and ctx.state.output_format == "text"):
             measured["list_words"] = words(self._summary(len(chosen))) + sum(words(text) for _, text in chosen)
             measured["removed_words"] = ctx.removed_words(enough=measured["list_words"])  # at least
