@@ -81,7 +81,7 @@ class RunState:
     #: (document position, href, text) of text links that left the page.
     removed_links: list[tuple[int, str, str]] = field(default_factory=list)
     #: The document positions (as in ``removed_links``) of those that were in page furniture
-    #: (``dom.furniture_between``: a menu, the banner, the footer, a side bar).
+    #: (``dom.furniture_between``: a menu, the banner, the footer, a side bar); kept for text output only.
     removed_in_furniture: set[int] = field(default_factory=set)
     #: The main-content subtree, once the ``article`` filter (or a reader algorithm) found it.
     article: HtmlElement | None = None
@@ -407,6 +407,7 @@ class FilterContext:
         for tpl in node.iter("template"):
             kept.update(tpl.iter("a"))
         outer = None  # whether the removed node sits in page furniture: asked once, when needed
+        furniture = self.state.output_format == "text"  # only the text list asks (removed_links)
         for a in links:
             if a in kept:
                 continue
@@ -418,6 +419,8 @@ class FilterContext:
             if text:
                 position = self.state.link_position(a)
                 self.state.removed_links.append((position, href.strip(), text))
+                if not furniture:
+                    continue
                 inner = dom.furniture_between(a, node.getparent())  # the link up to the removed node
                 if inner is None:
                     if outer is None:
