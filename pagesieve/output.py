@@ -168,6 +168,8 @@ def _pre_text(pre: HtmlElement) -> str:
 def _after_text(link: HtmlElement) -> bool:
     """False when ``link`` follows another link with no text between them (the two would read as one word)."""
     prev = link.getprevious()
+    while prev is not None and not isinstance(prev.tag, str) and not prev.tail:  # a comment between them
+        prev = prev.getprevious()
     return not (prev is not None and prev.tag == "a" and not prev.tail)
 
 

@@ -105,3 +105,4 @@ def test_links_side_by_side_in_the_markup_are_separate_words():
     assert text("<p><a href=/c>Product comparisons</a><a href=/d>Desktop lookbook</a></p>") == \
         "Product comparisons Desktop lookbook"
     assert text("<p>(<a href=/x>x</a>), <b>W</b>ord <a href=/a>A</a>-<a href=/b>B</a></p>") == "(x), Word A-B"
+    assert text("<p><a href=/a>A</a><!-- item --><a href=/b>B</a><!-- x -->C<a href=/c>D</a></p>") == "A BCD"
