@@ -526,13 +526,17 @@ def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float =
     in_content = {d for m in body.iter("main", "article") for d in m.iterdescendants("header", "footer")}
     page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
     out: set[HtmlElement] = set()
+    named: dict[str, bool] = {}  # names -> whether they are furniture's (pages repeat their class names)
     for el in body.iter():
         if not isinstance(el.tag, str) or el in out or el.tag in _CONTENT_TAGS:
             continue
         names = f"{el.get('class') or ''} {el.get('id') or ''}"
+        furniture_named = named.get(names)
+        if furniture_named is None:
+            furniture_named = named[names] = bool(names.strip() and FURNITURE.search(names))
         if ((el.tag in _FURNITURE_TAGS and not (el.tag in _SECTION_PARTS and el in in_content))
                 or (el.get("role") or "").lower() in _FURNITURE_ROLES
-                or (names.strip() and el not in holds_content and FURNITURE.search(names)
+                or (furniture_named and el not in holds_content
                     and not (page_letters and stats is not None
                              and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))):
             out.update(el.iter())
