@@ -477,14 +477,18 @@ class MainContentFilter(Filter):
         unlikely: set[HtmlElement] = set()
         roots: list[HtmlElement] = []
         if skip_unlikely:
+            named: dict[str, bool] = {}  # names -> unlikely by its names (pages repeat their class names)
             for el in order:
                 parent = el.getparent()
                 if parent in unlikely:
                     unlikely.add(el)
                     continue
                 names = _names(el)
-                if (names and el.tag not in ("body", "a", "html", "article", "main") and UNLIKELY.search(names)
-                        and not MAYBE.search(names)) or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
+                by_name = named.get(names)
+                if by_name is None:
+                    by_name = named[names] = bool(names and UNLIKELY.search(names) and not MAYBE.search(names))
+                if (by_name and el.tag not in ("body", "a", "html", "article", "main")) or \
+                        (el.get("role") or "").lower() in BOILERPLATE_ROLES:
                     unlikely.add(el)
                     roots.append(el)
         scores: dict[HtmlElement, float] = {}
