@@ -424,7 +424,7 @@ class FilterContext:
                 inner = dom.furniture_between(a, node.getparent())  # the link up to the removed node
                 if inner is None:
                     if outer is None:
-                        outer = bool(dom.furniture_between(node.getparent())) if node.getparent() is not None else False
+                        outer = bool(dom.furniture_between(node.getparent()))
                     inner = outer
                 if inner:
                     self.state.removed_in_furniture.add(position)

@@ -35,7 +35,7 @@ SAFE_SCHEMES = frozenset({"http", "https", "ftp", "mailto", ""})
 PLAIN_URL = re.compile(r"^https?://[\x21-\x5a\x5e-\x7e]*$", re.IGNORECASE)
 
 
-def furniture_between(node: HtmlElement, top: HtmlElement | None = None) -> bool | None:
+def furniture_between(node: HtmlElement | None, top: HtmlElement | None = None) -> bool | None:
     """Whether ``node`` sits in page furniture (:data:`FURNITURE_TAGS`, :data:`FURNITURE_ROLES`), looking
     at it and its ancestors up to ``top`` (excluded; None: to the root): True at the first furniture
     element, False at the first ``<main>``/``<article>`` (their own header and footer are theirs), None

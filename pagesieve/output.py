@@ -68,32 +68,12 @@ def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
 _UNSHOWN = _SKIP - {"noscript"}
 
 
-def words_shown(node: HtmlElement) -> int:
-    """Words (``\\w+`` runs) of the subtree of ``node`` as the page reads without scripts: text under
-    the elements no reader gets (scripts, templates, form controls …) left out, ``<noscript>`` content
-    counted, text nodes counted apart (blocks are separate words even where the markup puts no space
-    between them). The subtree alone: where ``node`` stands, and its tail, are not looked at."""
+def _shown_parts(node: HtmlElement) -> list[str]:
+    """The text nodes of ``node``'s subtree as the page reads without scripts, in document order: none
+    under the elements no reader gets (:data:`_UNSHOWN`; a comment's or such an element's tail is text
+    of the page), ``<noscript>`` content included. The subtree alone: not ``node``'s tail."""
     if not isinstance(node.tag, str) or node.tag in _UNSHOWN:
-        return 0
-    parts = [node.text or ""]
-    stack = list(node)
-    while stack:
-        el = stack.pop()
-        parts.append(el.tail or "")
-        if isinstance(el.tag, str) and el.tag not in _UNSHOWN:  # comments: their tails only
-            parts.append(el.text or "")
-            stack.extend(el)
-    return words(" ".join(parts))
-
-
-def text_shown(node: HtmlElement) -> str:
-    """The text of ``node``'s subtree as the page reads without scripts (the elements of
-    :func:`words_shown` left out: an icon's ``<svg><title>``, a form control's options), whitespace
-    collapsed and text nodes joined as they stand, like :func:`pagesieve.dom.text_of`."""
-    if not isinstance(node.tag, str) or node.tag in _UNSHOWN:
-        return ""
-    if not len(node):
-        return " ".join(node.text.split()) if node.text else ""
+        return []
     parts = [node.text or ""]
     stack: list = list(reversed(node))
     while stack:
@@ -105,9 +85,25 @@ def text_shown(node: HtmlElement) -> str:
                 stack.append(el.tail)
             parts.append(el.text or "")
             stack.extend(reversed(el))
-        elif el.tail:  # an unshown element or a comment: its tail is text of the page
+        elif el.tail:
             parts.append(el.tail)
-    return " ".join("".join(parts).split())
+    return parts
+
+
+def words_shown(node: HtmlElement) -> int:
+    """Words (``\\w+`` runs) of ``node``'s subtree as the page reads without scripts
+    (:func:`_shown_parts`), text nodes counted apart: blocks are separate words even where the markup
+    puts no space between them."""
+    return words(" ".join(_shown_parts(node)))
+
+
+def text_shown(node: HtmlElement) -> str:
+    """The text of ``node``'s subtree as the page reads without scripts (:func:`_shown_parts`: an icon's
+    ``<svg><title>``, a form control's options left out), whitespace collapsed and text nodes joined as
+    they stand, like :func:`pagesieve.dom.text_of`."""
+    if not len(node) and isinstance(node.tag, str) and node.tag not in _UNSHOWN:
+        return " ".join(node.text.split()) if node.text else ""  # most links: their own text only
+    return " ".join("".join(_shown_parts(node)).split())
 
 
 def to_text(node: HtmlElement, settings: OutputSettings) -> str:
