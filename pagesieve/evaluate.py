@@ -22,6 +22,9 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
   pages that have any non-article token), where ``page`` is the unfiltered page as text: the
   share of the clutter's words the preset took away.
 * **no-lst**: the same without pagesieve's removed-links list (``filters.removed_links``).
+* **+noise**: pages whose output holds more non-article tokens than the page (noise removed below 0;
+  issue 15: declutter must never add noise). **R-lst**: recall without the removed-links list, the main
+  text the filters left on the page itself (the rest only the list gives back).
 * **with / w/out** (WCXB ``meta.with`` / ``meta.without``): the share of the snippets that must be kept
   whose words occur, in order, in the output; the share of those that must not be kept that do not.
 * **head**: the headline check on article pages (``meta.page_type`` article, or no page type): the
@@ -152,6 +155,10 @@ class PresetResult:
     f1: float = 0.0
     noise_removed: float | None = None
     noise_removed_no_list: float | None = None
+    #: Pages whose output holds more non-content tokens than the page itself (noise removed below 0).
+    noisier: int = 0
+    #: Recall without the removed-links list: the main text the filters kept on the page itself.
+    recall_no_list: float = 0.0
     with_kept: float | None = None
     without_removed: float | None = None
     headline: float | None = None
@@ -320,7 +327,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     chain = Filterer.for_spec(spec).chain  # the public API's object, as the CLI uses it
     res = PresetResult(preset=preset, pages=len(samples))
     times: list[float] = []
-    ps, rs, fs, noise, noise_nl, heads = [], [], [], [], [], []
+    ps, rs, fs, noise, noise_nl, heads, rs_nl = [], [], [], [], [], [], []
     with_kept = with_all = without_removed = without_all = 0
     per_type: dict[str, list[tuple[float, float, float]]] = {}
     bar = _Progress(preset, len(samples), progress)
@@ -364,6 +371,11 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
             rs.append(r)
             fs.append(f)
             page.update(p=round(p, 4), r=round(r, 4), f1=round(f, 4))
+            r_nl = r
+            if text_no_list != text:  # the main text only the removed-links list gave back
+                r_nl = prf(tokens(text_no_list), truth)[1]
+                page["r_no_list"] = round(r_nl, 4)
+            rs_nl.append(r_nl)
             if "type" in page:
                 per_type.setdefault(page["type"], []).append((p, r, f))
             if info is not None:
@@ -391,8 +403,9 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     bar.close()
     res.scored = len(fs)
     if fs:
-        res.precision, res.recall, res.f1 = (statistics.fmean(x) for x in (ps, rs, fs))
+        res.precision, res.recall, res.f1, res.recall_no_list = (statistics.fmean(x) for x in (ps, rs, fs, rs_nl))
     res.noise_removed, res.noise_removed_no_list = _mean(noise), _mean(noise_nl)
+    res.noisier = sum(n < 0 for n in noise)
     res.with_kept = with_kept / with_all if with_all else None
     res.without_removed = without_removed / without_all if without_all else None
     res.headline, res.headline_pages = _mean([float(h) for h in heads]), len(heads)
@@ -473,17 +486,19 @@ def format_table(results: list[PresetResult], corpus: str | None = None) -> str:
 def format_corpora(corpora: list[CorpusResult], breakdown: bool = True) -> str:
     """One table: a row per corpus and preset; then per page type, and the page-type accuracy."""
     head = (f"{'corpus':<16} {'preset':<20} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'noise':>6} {'no-lst':>6} "
-            f"{'with':>6} {'w/out':>6} {'head':>6} {'pages/s':>7} {'p95 ms':>7} {'errors':>6}")
+            f"{'+noise':>6} {'R-lst':>6} {'with':>6} {'w/out':>6} {'head':>6} {'pages/s':>7} {'p95 ms':>7} {'errors':>6}")
     lines = [head, "-" * len(head)]
     for c in corpora:
         for r in c.presets:
             errs = f"{r.errors}" + (f"+{r.filter_errors}f" if r.filter_errors else "")
             lines.append(f"{c.name[:16]:<16} {r.preset[:20]:<20} {r.scored:>5} {r.precision:>6.3f} {r.recall:>6.3f} "
-                         f"{r.f1:>6.3f} {_fmt(r.noise_removed)} {_fmt(r.noise_removed_no_list)} {_fmt(r.with_kept)} "
+                         f"{r.f1:>6.3f} {_fmt(r.noise_removed)} {_fmt(r.noise_removed_no_list)} {r.noisier:>6} "
+                         f"{r.recall_no_list:>6.3f} {_fmt(r.with_kept)} "
                          f"{_fmt(r.without_removed)} {_fmt(r.headline)} {r.pages_per_s:>7.1f} {r.p95_ms:>7.1f} "
                          f"{errs:>6}")
     lines.append("P, R, F1: mean per-page token scores (R = recall of main text); noise: non-article tokens removed "
-                 "(no-lst: without the removed-links list); with / w/out: WCXB snippets kept / removed; head: "
+                 "(no-lst: without the removed-links list); +noise: pages whose output holds more non-article tokens than the "
+                 "page; R-lst: recall without the removed-links list; with / w/out: WCXB snippets kept / removed; head: "
                  "headline check on article pages; errors: pages that raised (+N f: a filter failed and was undone)")
     if breakdown and any(r.by_type for c in corpora for r in c.presets):
         lines += ["", f"{'corpus':<16} {'preset':<20} {'page_type':<14} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6}"]

@@ -182,3 +182,16 @@ def test_a_truth_stored_as_utf16_read_as_latin1_is_decoded(tmp_path, caplog):
     (sample,) = load_dataset(tmp_path)
     assert sample.truth == "The abbot asked his pupil."
     assert sample.meta["truth_repaired"] and "decoded as UTF-16" in caplog.text
+
+
+def test_eval_counts_pages_made_noisier_and_recall_without_the_list(typed_dataset):
+    from pagesieve.evaluate import evaluate_corpus
+    (d,) = evaluate_corpus(typed_dataset, ["declutter"]).presets  # the menu goes, its one-word labels do not come back
+    assert d.noisier == 0 and d.per_page[0]["noise_removed"] > 0
+    assert d.recall_no_list == d.recall and "r_no_list" not in d.per_page[0]
+    # every label read out again, under the list's summary: more noise than the page had
+    every = [("filters.removed_links.min_words", 0), ("filters.removed_links.furniture_min_words", 0),
+             ("filters.removed_links.only_if_shorter", "never")]
+    (d,) = evaluate_corpus(typed_dataset, ["declutter"], overrides=every).presets
+    assert d.noisier == 1 and d.per_page[0]["noise_removed"] < 0
+    assert d.per_page[0]["r_no_list"] == d.per_page[0]["r"]  # the menu held no main text

@@ -74,3 +74,6 @@ def test_scores_not_below_floor(results, corpus, preset):
                                  f"(P {r.precision:.3f}, R {r.recall:.3f})")
     if "recall" in floor:
         assert r.recall >= floor["recall"], f"{corpus}/{preset}: recall {r.recall:.4f} fell below {floor['recall']}"
+    if "noisier" in floor:  # pages whose output holds more non-content words than the page
+        noisier = [p["id"] for p in r.per_page if p.get("noise_removed", 0) < 0]
+        assert len(noisier) <= floor["noisier"], f"{corpus}/{preset}: output noisier than the page on {noisier}"

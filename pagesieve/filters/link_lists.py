@@ -64,6 +64,12 @@ contents were removed as link lists) is recognised by general signals, never by 
   content's own table of contents. The site's root is above every page, so a page at ``/`` has no
   pages under it by this rule.
 
+* **the page itself** — when the link lists outside page furniture hold ``min_rest`` letters or more
+  and removing them would leave fewer than that outside furniture, the lists are the page (a
+  directory, a page of bookmarks, a sitemap): they stay, and only the furniture's lists go. Without
+  this a page of links came back empty. Measured on the five corpora: cleaneval recall .99083 ->
+  .99128 (its page of bookmarks, final-366, .93 -> .995), no precision lower.
+
 None of these applies to a block in page furniture: ``<nav>``, ``<header>``, ``<footer>`` (not
 those of an ``<article>`` or ``<main>``: its own head and foot), ``<aside>``, the
 navigation/banner/contentinfo/complementary roles, or blocks named like menus, sidebars, footers or
@@ -160,6 +166,11 @@ class LinkListSettings:
     byline_letters: int = setting(150, "A block beside the page's headline with at most this many letters, whose "
                                        "text outside links holds a year or a time, is the byline and stays "
                                        "(pagesieve; issue 15).", minimum=0, group="advanced", scope="user")
+    min_rest: int = setting(500, "Link lists outside page furniture stay when removing them would leave fewer than "
+                                 "this many letters of the page outside furniture (and they hold at least as many): "
+                                 "they are the page (a directory, bookmarks, a sitemap, a front page of headlines). "
+                                 "0: never. The paper's article size (500 characters).",
+                            minimum=0, group="advanced", scope="user")
     toc_share: float = setting(0.6, "Inside the main block, a list whose links lead to places on the same page "
                                     "(#...) or to pages under it (/docs/auth -> /docs/auth/apple) at least this "
                                     "often is the content's table of contents and stays.",
@@ -227,6 +238,7 @@ class LinkListFilter(Filter):
                          measured={"items": n}, threshold={"min_items": s.min_items, "item_max_share": s.item_max_share})
                 settled.update(grid.iterdescendants())
         in_article = set(article.iter()) if article is not None else set()
+        found: list[tuple[HtmlElement, dict, dict]] = []  # the link lists, removed once all are known
         for node in list(body.iter(*self._tags)):  # a list: removals must not cut the walk short
             if node in protected or node not in stats:
                 continue
@@ -298,12 +310,41 @@ class LinkListFilter(Filter):
             if inside:
                 measured["link_text_share"] = round(share, 3)
                 threshold["article_link_share"] = s.article_link_share
+            found.append((node, measured, threshold))
+            settled.update(node.iterdescendants())
+        found = self._unless_the_page(found, body, stats, furniture, ctx)
+        for node, measured, threshold in found:
             if node.tag in _CELL_TAGS and not s.remove_cells:
                 self._empty(node, ctx, measured, threshold)
             else:
                 ctx.remove(node, "link list: more links per non-linked word than the ratio",
                            measured=measured, threshold=threshold)
-            settled.update(node.iterdescendants())
+
+    def _unless_the_page(self, found: list, body: HtmlElement, stats: dict, furniture: set, ctx) -> list:
+        """``found`` (the link lists, each with its measures), less those outside page furniture when
+        they are the page's content: removing them would leave fewer than ``min_rest`` letters of the
+        page outside furniture, and they hold at least that many (a directory, a page of bookmarks, a
+        sitemap, a front page of headlines). Removing them would serve an empty page."""
+        need = self.settings.min_rest
+        content = [f for f in found if f[0] not in furniture]
+        if not need or not content:
+            return found
+        def outermost(marked: set) -> int:  # letters of the marked subtrees, each counted once
+            return sum(stats[el][2] for el in marked if el in stats and el.getparent() not in marked)
+
+        in_furniture = outermost(furniture)
+        gone = set(furniture)
+        for node, _, _ in content:  # a list may wrap a menu: its letters are the menu's, counted once
+            gone.update(node.iter())
+        removed = outermost(gone) - in_furniture
+        rest = stats.get(body, (0, 0, 0))[2] - in_furniture - removed
+        if removed < need or rest >= need:
+            return found
+        ctx.note("keep", None, "the link lists are the page's content: removing them would leave almost no "
+                               "text outside page furniture",
+                 measured={"lists": len(content), "list_letters": removed, "rest_letters": rest},
+                 threshold={"min_rest": need})
+        return [f for f in found if f[0] in furniture]
 
     def _grids(self, body: HtmlElement, stats: dict, furniture: set) -> dict[HtmlElement, int]:
         """Blocks outside page furniture whose children are repeated items with text of their own

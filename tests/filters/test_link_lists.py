@@ -349,3 +349,26 @@ def test_the_core_of_a_grid_item_is_not_removed_but_a_small_link_list_inside_it_
     left = {el.get("id") for el in page.root.iter() if el.get("id")}
     assert all(f"b{i}" in left for i in range(6)), sorted(left)
     assert not {"n", *(f"t{i}" for i in range(6))} & left
+
+
+def bookmarks(n: int) -> str:
+    """A table of link cells: a page of bookmarks (every cell a link list)."""
+    cells = "".join(f"<td id=c{i}><p><a href=/u{i}a>University of Place {i}</a></p>"
+                    f"<p><a href=/u{i}b>State College at Town {i}</a></p></td>" for i in range(n))
+    return f"<table><tr>{cells}</tr></table>"
+
+
+def test_link_lists_that_are_the_page_stay_the_menu_goes():
+    intro = f"<p>{para(300)}</p>"  # too short to be the page beside its lists
+    html = (f"<html><body><nav id=top>{menu(6)}</nav><h1>Some useful web pages</h1>{intro}{bookmarks(20)}"
+            f"</body></html>")
+    page, state, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("top", None) is None  # furniture still goes
+    assert all(len(page.root.get_element_by_id(f"c{i}")) == 2 for i in range(20))  # the bookmarks stay
+    keep = next(e for e in state.record if e["action"] == "keep" and "the page's content" in e["reason"])
+    assert keep["measured"]["lists"] == 20 and keep["measured"]["rest_letters"] < 500 <= keep["measured"]["list_letters"]
+    page, _, _ = run_filter("link_lists", html, min_rest=0)  # the paper's rule alone: every cell emptied
+    assert all(len(page.root.get_element_by_id(f"c{i}")) == 0 for i in range(20))
+    # beside a story, the same lists are link lists
+    page, _, _ = run_filter("link_lists", html.replace("</h1>", f"</h1>{STORY}"))
+    assert all(len(page.root.get_element_by_id(f"c{i}")) == 0 for i in range(20))

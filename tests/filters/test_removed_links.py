@@ -25,7 +25,7 @@ def test_links_listed_in_page_order_deduplicated_and_safe():
             f"<ul id=foot><li><a href=/c>C</a><li><a href=/a>A again</a><li><a href='JaVaScRiPt:x'>J2</a>"
             f"<li><a href='data:text/html,x'>D</a></ul></body></html>")
     # text: the list is weighed against what went (menu labels kept here: see the furniture test)
-    page, state, _ = run(html, output_format="text", furniture_min_words=0)
+    page, state, _ = run(html, output_format="text", furniture_min_words=0, min_words=0)
     assert page.root.get_element_by_id("top", None) is None and page.root.get_element_by_id("foot", None) is None
     nav, links = listed(page)
     assert links == [("/b", "B"), ("/a", "A"), ("/c", "C")]  # no javascript:/data:, no #, no address still on page
@@ -54,14 +54,14 @@ def test_settings_label_level_max_same_page_skip_present():
 
 def test_no_list_in_text_that_would_hold_more_words_than_were_removed():
     html = f"<html><body><nav><a href=/a>Alpha</a> <a href=/b>Beta</a> <a href=/c>Gamma</a></nav>{STORY}</body></html>"
-    page, state, _ = run(html, output_format="text", furniture_min_words=0)
+    page, state, _ = run(html, output_format="text", furniture_min_words=0, min_words=0)
     assert page.root.find(".//nav") is None and listed(page)[0] is None  # the menu went, no list came back
     skip = next(e for e in state.record if e["filter"] == "removed_links")
     assert skip["action"] == "skip" and skip["measured"]["list_words"] == 9 and skip["measured"]["removed_words"] == 3
     assert skip["threshold"] == {"only_if_shorter": "text"}
     # in HTML the list stays, collapsed: the menu's links stay reachable
     for output_format, setting, kept in [("html", "text", True), ("html", "always", False), ("text", "never", True)]:
-        page, _, _ = run(html, output_format=output_format, only_if_shorter=setting, furniture_min_words=0)
+        page, _, _ = run(html, output_format=output_format, only_if_shorter=setting, furniture_min_words=0, min_words=0)
         assert [h for h, _ in listed(page)[1]] == (["/a", "/b", "/c"] if kept else []), (output_format, setting)
 
 
@@ -70,7 +70,7 @@ def test_words_of_a_replacement_are_not_counted_as_removed():
     html = (f"<html><body><noscript><p>{para(120)}</p></noscript><nav><a href=/a>Alpha</a> <a href=/b>Beta</a>"
             f" to read about Alpha and Beta and more</nav>{STORY}</body></html>")
     page, state, _ = run_filters([("ignore", {}), ("link_lists", {"ratio": 0.1}),
-                                  ("removed_links", {"furniture_min_words": 0})], html, output_format="text")
+                                  ("removed_links", {"furniture_min_words": 0, "min_words": 0})], html, output_format="text")
     rec = next(e for e in state.record if e["filter"] == "removed_links")
     assert rec["measured"]["removed_words"] == 10, rec  # the nav's words only
 
@@ -80,16 +80,34 @@ def test_in_text_a_menus_short_labels_are_not_read_out_again():
     html = (f"<html><body><header><nav><a href=/>Home</a> <a href=/news>News</a> <a href=/about>About us</a>"
             f" <a href=/harbour>The harbour wall rebuilt at last</a></nav></header>"
             f"<div id=art>{STORY}<ul id=more>{story_links}<li><a href=/news>News</a></li></ul></div></body></html>")
-    chain = [("link_lists", {}), ("removed_links", {"only_if_shorter": "never"})]
+    chain = [("link_lists", {}), ("removed_links", {"only_if_shorter": "never", "min_words": 0})]
     page, state, _ = run_filters(chain, html, output_format="text")
     hrefs = [h for h, _ in listed(page)[1]]
     # /, /about: short labels of the banner's menu; /harbour: a headline; /news: also linked from the content
     assert hrefs == ["/news", "/harbour", "/story0", "/story1", "/story2"], hrefs
     add = next(e for e in state.record if e["filter"] == "removed_links")
-    assert add["measured"]["furniture_short"] == 2
+    assert add["measured"]["short_labels"] == 2
     page, _, _ = run_filters(chain, html)  # HTML: every removed link stays reachable
     assert [h for h, _ in listed(page)[1]][:3] == ["/", "/news", "/about"]
     chain[1][1]["furniture_min_words"] = 0
+    page, _, _ = run_filters(chain, html, output_format="text")
+    assert len(listed(page)[1]) == 7
+
+
+def test_in_text_one_word_labels_are_not_read_out_wherever_the_menu_sits():
+    # a menu of plain <div>s (no nav, no furniture name): its one-word labels are still a menu's
+    menu = "".join(f"<div><a href=/{w.lower()}>{w}</a></div>" for w in ("Home", "Jobs", "UK"))
+    more = "".join(f"<div><a href=/s{i}>Harbour wall story {i}</a></div>" for i in range(3))
+    html = (f"<html><body><div id=menu>{menu}<div><a href=/sp>Special reports</a></div></div>{STORY}"
+            f"<div id=more>{more}</div></body></html>")
+    chain = [("link_lists", {}), ("removed_links", {"only_if_shorter": "never"})]
+    page, state, _ = run_filters(chain, html, output_format="text")
+    assert [h for h, _ in listed(page)[1]] == ["/sp", "/s0", "/s1", "/s2"]
+    add = next(e for e in state.record if e["filter"] == "removed_links")
+    assert add["measured"]["short_labels"] == 3
+    page, _, _ = run_filters(chain, html)  # HTML: every removed link stays reachable
+    assert len(listed(page)[1]) == 7
+    chain[1][1]["min_words"] = 0
     page, _, _ = run_filters(chain, html, output_format="text")
     assert len(listed(page)[1]) == 7
 
