@@ -100,11 +100,16 @@ _FURNITURE_ROLES = dom.FURNITURE_ROLES
 #: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
 FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|mega|"
                        r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
+#: FURNITURE without IGNORECASE, for lower-cased ASCII names: the same matches there, ~3x faster a search
+#: (re.I leaves the engine no fast scan for the alternatives' first letters).
+_FURNITURE_LOWER = re.compile(FURNITURE.pattern)
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 _CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
 #: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
 #: the header of the nearest sectioning content).
 _SECTION_PARTS = frozenset({"header", "footer"})
+#: lxml's tag filter for elements (no comments, processing instructions or entities).
+_ELEMENT = etree.Element
 #: Predicates on attributes are written as the attributes' owners (``//@role[.='main']/..``): the same
 #: elements in document order; libxml2 walks attributes far faster than it tests a predicate on every element.
 _MAINS = etree.XPath("//main | //@role[.='main']/..")
@@ -558,28 +563,43 @@ def _semantic_main(root: HtmlElement) -> HtmlElement | None:
     return None
 
 
+def _furniture_name(names: str) -> bool:
+    """Whether class/id ``names`` say page furniture (:data:`FURNITURE`). Lower-cased ASCII (nearly every
+    name) is searched case-sensitively: for ASCII, re.I's matches are exactly the lower-cased ones."""
+    if names.isascii():
+        return _FURNITURE_LOWER.search(names.lower()) is not None
+    return FURNITURE.search(names) is not None
+
+
 def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float = 0.5) -> set[HtmlElement]:
     """Every element in or under page furniture (nav, header, footer, aside, their roles, blocks
     named like menus, sidebars, footers, related lists — but not a block that holds the page's
     <main> or <article>, whatever its name, nor, with ``stats``, a block holding ``page_share`` of the
     page's letters: a wrapper named ``page nonav`` is the page, not a menu)."""
-    holds_content = {a for m in body.iter("main", "article") for a in m.iterancestors()}
-    in_content = {d for m in body.iter("main", "article") for d in m.iterdescendants("header", "footer")}
+    mains = list(body.iter("main", "article"))
+    holds_content = {a for m in mains for a in m.iterancestors()}
+    in_content = {d for m in mains for d in m.iterdescendants("header", "footer")}
     page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
     out: set[HtmlElement] = set()
     named: dict[str, bool] = {}  # names -> whether they are furniture's (pages repeat their class names)
-    for el in body.iter():
-        if not isinstance(el.tag, str) or el in out or el.tag in _CONTENT_TAGS:
+    for el in body.iter(_ELEMENT):
+        if el in out:
+            continue
+        tag = el.tag  # read once: lxml builds the string on every read
+        if tag in _CONTENT_TAGS:
+            continue
+        # By tag or role first: their subtrees are furniture without reading the element's names.
+        if ((tag in _FURNITURE_TAGS and not (tag in _SECTION_PARTS and el in in_content))
+                or (el.get("role") or "").lower() in _FURNITURE_ROLES):
+            out.update(el.iter())
             continue
         names = f"{el.get('class') or ''} {el.get('id') or ''}"
         furniture_named = named.get(names)
         if furniture_named is None:
-            furniture_named = named[names] = bool(names.strip() and FURNITURE.search(names))
-        if ((el.tag in _FURNITURE_TAGS and not (el.tag in _SECTION_PARTS and el in in_content))
-                or (el.get("role") or "").lower() in _FURNITURE_ROLES
-                or (furniture_named and el not in holds_content
-                    and not (page_letters and stats is not None
-                             and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))):
+            furniture_named = named[names] = bool(names.strip() and _furniture_name(names))
+        if (furniture_named and el not in holds_content
+                and not (page_letters and stats is not None
+                         and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters)):
             out.update(el.iter())
     return out
 
