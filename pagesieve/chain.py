@@ -225,12 +225,17 @@ class FilterContext:
         ``guarded=False``: the filter knows the node is not the article's text (a comment thread
         under it), so the article-loss guard does not count it."""
         parent = node.getparent()
-        if parent is None or not self.in_document(node):
+        if parent is None:
+            return False
+        # Its ancestors, read once (a removal's bookkeeping walked them three or four times): whether it
+        # is still on the page (:meth:`in_document`), whether the guarded text holds it, which counts change.
+        ancestors = list(node.iterancestors())
+        if ancestors[-1] is not self.page.root:
             return False
         if explain:
             self.note("remove", node, reason, measured=measured, threshold=threshold)
         if guarded:
-            self._track_loss(node)
+            self._track_loss(node, ancestors=ancestors)
         self._collect_links(node)
         self.state.removed_nodes.append((node, None))
         prev = node.getprevious()
@@ -238,7 +243,7 @@ class FilterContext:
         index = parent.index(node)
         dom.remove_keep_tail(node)
         if self.state._measure is not None:
-            self.state._measure.removed(node, parent)
+            self.state._measure.removed(node, parent, ancestors)
         self._ops.append(("remove", node, parent, index, prev, saved))
         self.removed += 1
         return True
@@ -386,13 +391,16 @@ class FilterContext:
         return live
 
     # -- bookkeeping -------------------------------------------------------------------
-    def _track_loss(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
+    def _track_loss(self, node: HtmlElement, keep: HtmlElement | None = None,
+                    ancestors: list[HtmlElement] | None = None) -> None:
+        """Count what removing ``node`` (``ancestors``: its ancestors, if read already) takes from the
+        guarded text."""
         if self._guard_node is None:
             self._guard_node, self._guard_chars = self.state.guard_base()
         guard: HtmlElement = self._guard_node
         if node is guard or any(a is node for a in guard.iterancestors()):
             self.lost_chars += self._guard_chars
-        elif any(a is guard for a in node.iterancestors()):
+        elif guard in (ancestors if ancestors is not None else node.iterancestors()):  # elements compare by identity
             self.lost_chars += self.text_len(node) - (self.text_len(keep) if keep is not None else 0)
 
     def _collect_links(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:

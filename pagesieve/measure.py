@@ -149,22 +149,23 @@ class TextMeasure:
         return got
 
     # -- kept current by FilterContext ---------------------------------------------------
-    def _add(self, parent, delta: int) -> None:
+    def _add(self, parent, delta: int, above=None) -> None:
+        """Add ``delta`` to ``parent`` and up (``above``: ``parent`` and its ancestors, if read already)."""
         if not delta or parent is None:
             return
         counts = self.chars
-        for el in (parent, *parent.iterancestors()):
+        for el in above if above is not None else (parent, *parent.iterancestors()):
             if el in counts:
                 counts[el] += delta
 
-    def _add_links(self, parent, links: int, link_letters: int, letter_count: int) -> None:
+    def _add_links(self, parent, links: int, link_letters: int, letter_count: int, above=None) -> None:
         """Add to ``parent`` and up: up to an UNCOUNTED element (it adds nothing to its parent);
-        at and above a link with href every letter is a link letter."""
+        at and above a link with href every letter is a link letter. ``above`` as in :meth:`_add`."""
         if parent is None or not (links or link_letters or letter_count):
             return
         stats = self.links
         inside = False
-        for el in (parent, *parent.iterancestors()):
+        for el in above if above is not None else (parent, *parent.iterancestors()):
             if el.tag in UNCOUNTED:
                 return
             got = stats.get(el)
@@ -180,11 +181,12 @@ class TextMeasure:
     def _stats_of(self, node) -> list:
         return self.links.get(node) or [0, 0, 0]
 
-    def removed(self, node, parent) -> None:
-        """``node`` left ``parent`` (its tail stayed with ``parent``)."""
-        self._add(parent, -self.chars.get(node, 0))
+    def removed(self, node, parent, ancestors=None) -> None:
+        """``node`` left ``parent`` (its tail stayed with ``parent``); ``ancestors``: the node's
+        ancestors (``parent`` first), if the caller read them already."""
+        self._add(parent, -self.chars.get(node, 0), ancestors)
         links, link_letters, letter_count = self._stats_of(node)
-        self._add_links(parent, -links, -link_letters, -letter_count)
+        self._add_links(parent, -links, -link_letters, -letter_count, ancestors)
 
     def inserted(self, node, parent) -> None:
         """``node`` (and its tail) entered ``parent``."""
