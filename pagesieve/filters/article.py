@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
@@ -40,6 +41,8 @@ from pagesieve.pagemeta import Scan, meta_keys
 from pagesieve.settings import setting
 
 _UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
+#: lxml's tag filter for elements (no comments, processing instructions or entities).
+_ELEMENT = etree.Element
 
 #: The class of a headline element a reader filter puts first (the page's own heading moved, or one
 #: made from the page's metadata); ``pagesieve eval`` leaves it out of scoring, like the title.
@@ -204,40 +207,41 @@ class ArticleFilter(Filter):
 def paragraph_sums(top: HtmlElement, paragraph_tags: frozenset, br_paragraphs: bool) -> list[tuple[HtmlElement, int]]:
     """(element, paragraph characters) for every element under ``top`` with any, in document order.
 
-    One pass in reverse document order computes each element's *own* text length (text outside
-    nested blocks); each element then adds up its paragraph children."""
+    One pass in reverse document order: each element's *own* text length (text outside nested
+    blocks) is known before its parent's, so the parent adds up its paragraph children as it
+    reads them — one loop over each element's children, not a second pass over the page."""
     own: dict[HtmlElement, int] = {}
-    has_br: set[HtmlElement] = set()
-    elements = [el for el in top.iter() if isinstance(el.tag, str)]
-    for el in reversed(elements):
+    out = []
+    blocks = dom.BLOCK_TAGS
+    elements = list(top.iter(_ELEMENT))  # elements only, picked in C
+    elements.reverse()
+    for el in elements:
         if el.tag in _UNCOUNTED:
             own[el] = 0
             continue
-        n = _chars(el.text)
+        # Characters with whitespace runs collapsed to one space, ends trimmed; whitespace-only
+        # text (most tails between tags) costs one isspace().
+        text = el.text
+        n = len(" ".join(text.split())) if text and not text.isspace() else 0
+        paragraphs = 0
+        has_br = False
         for child in el:
-            n += _chars(child.tail)
+            tail = child.tail
+            if tail and not tail.isspace():
+                n += len(" ".join(tail.split()))
             tag = child.tag
             if not isinstance(tag, str):
                 continue
+            if tag in paragraph_tags:
+                paragraphs += own[child]
             if tag == "br":
-                has_br.add(el)
-            elif tag not in dom.BLOCK_TAGS:
-                n += own.get(child, 0)
+                has_br = True
+            elif tag not in blocks:
+                n += own[child]
         own[el] = n
-    out = []
-    for el in elements:
-        if el.tag in _UNCOUNTED:
-            continue
-        total = sum(own.get(c, 0) for c in el if isinstance(c.tag, str) and c.tag in paragraph_tags)
-        if br_paragraphs and el in has_br:
-            total += own[el]
-        if total:
-            out.append((el, total))
+        if br_paragraphs and has_br:
+            paragraphs += n
+        if paragraphs:
+            out.append((el, paragraphs))
+    out.reverse()
     return out
-
-
-def _chars(text: str | None) -> int:
-    """Characters of ``text`` with whitespace runs collapsed to one space (ends trimmed)."""
-    if not text:
-        return 0
-    return len(" ".join(text.split()))
