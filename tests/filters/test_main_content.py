@@ -731,3 +731,40 @@ def test_stats_are_those_of_the_walk_they_replaced(corpus):
         inner = body.find(".//div")
         if inner is not None:
             assert MainContentFilter.stats(inner) == _stats_reference(inner)
+
+
+# A reference page: one long section and short ones beside it in the page's <main>, each with a
+# cross-reference or two (too many links for the sections-side-by-side climb, section_link_density),
+# and the documentation's menu outside <main>.
+DOCS_REST = "".join(f"<section id=r{i}><h2>Option {i}</h2><p>The option sets the timeout of a request, see "
+                    f"<a href=/docs/ref/{i}>the reference</a> for its values, in seconds.</p></section>"
+                    for i in range(4))
+DOCS_PAGE = f"""<html><head><title>Middleware</title></head><body>
+<nav id=menu>{''.join(f'<a href=/docs/{i}>Topic {i}</a> ' for i in range(30))}</nav>
+<main id=doc><section id=big><h2>Overview</h2><p>{SENTENCE * 14}</p>
+<p>See <a href=/docs/a>the first guide to requests</a>, <a href=/docs/b>the second guide to responses</a>,
+<a href=/docs/c>the guide to options and their defaults</a>, <a href=/docs/d>the guide to caching of pages</a>
+and <a href=/docs/e>the guide to the middleware order</a>.</p><pre><code>a = 1</code></pre>
+<pre><code>b = 2</code></pre><pre><code>c = 3</code></pre></section>{DOCS_REST}</main>
+<footer id=foot><a href=/terms>Terms</a></footer></body></html>"""
+
+
+@pytest.mark.parametrize("rest_link_density, widened", [(0.25, True), (0.0, False)])
+def test_on_a_documentation_page_the_rest_of_a_prose_main_block_is_kept(rest_link_density, widened):
+    # the chosen section holds most of <main> (so the semantic-main widening, main_share, does not
+    # apply); the rest of <main> is short sections of prose with a link each: content too
+    page, state, _ = run_filter("main_content", DOCS_PAGE, url="https://acme.example/docs/middleware/",
+                                main_rest_link_density=rest_link_density)
+    assert next(e for e in state.record if e["action"] == "page-type")["kind"] == "documentation"
+    assert "big" in ids(page) and not {"menu", "foot"} & ids(page)
+    assert ({f"r{i}" for i in range(4)} <= ids(page)) is widened
+    assert any(e["action"] == "widen" and e["node"] == "main#doc" for e in state.record) is widened
+
+
+def test_the_rest_of_an_article_element_is_not_widened_to():
+    """As the main is an <article> (no <main>), the rest beside the chosen block is its header,
+    byline and comments: it stays out."""
+    html = DOCS_PAGE.replace("<main id=doc>", "<article id=doc>").replace("</main>", "</article>")
+    page, state, _ = run_filter("main_content", html, url="https://acme.example/docs/middleware/")
+    assert "big" in ids(page) and not {f"r{i}" for i in range(4)} & ids(page)
+    assert not any(e["action"] == "widen" for e in state.record)
