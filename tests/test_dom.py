@@ -28,3 +28,20 @@ def test_text_of_is_the_xpath_text_on_a_small_page_and_on_corpus_pages(corpus):
     for page in pages:
         for node in page.root.iter():
             assert dom.text_of(node) == _text_of_by_xpath(node), page.root.getroottree().getpath(node)
+
+
+def test_name_pattern_finds_what_the_case_insensitive_pattern_finds(corpus):
+    import re
+
+    from pagesieve.filters.link_lists import FURNITURE
+    from pagesieve.filters.main_content import BOILERPLATE, NEGATIVE, UNLIKELY
+
+    names = {f"{el.get('class') or ''} {el.get('id') or ''}" for _, path, _ in corpus[::10]
+             for el in parse(path.read_bytes()).root.iter() if isinstance(el.tag, str)}
+    names |= {"MAIN-Menu", "x AD", "Ad", "\u212aey-footer", "ſidebar", "Tags", "naV\n", ""}  # case, non-ASCII folds
+    for pattern in (FURNITURE, BOILERPLATE, NEGATIVE, UNLIKELY):
+        fast = dom.NamePattern(pattern)
+        assert [fast.found(n) for n in names] == [pattern.search(n) is not None for n in names], pattern.pattern
+    for bad in (re.compile("Menu", re.I), re.compile("menu")):  # upper case, or not case-insensitive
+        with __import__("pytest").raises(ValueError):
+            dom.NamePattern(bad)

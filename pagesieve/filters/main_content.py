@@ -150,6 +150,10 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
                          r"(?:^|[\s_-])tags?(?:$|[\s_-])|"
                          r"toolbar|print|read-?more|more-?stories|outbrain|taboola|advert|(?:^|[\s_-])ad(?:$|[\s_-])|"
                          r"timestamp|published|updated|(?:^|[\s_-])date(?:$|[\s_-])", re.I)
+# The same patterns, tested on class/id names (dom.NamePattern: lower-cased ASCII, ~3x faster a search).
+_UNLIKELY_NAMES, _MAYBE_NAMES = dom.NamePattern(UNLIKELY), dom.NamePattern(MAYBE)
+_POSITIVE_NAMES, _NEGATIVE_NAMES = dom.NamePattern(POSITIVE), dom.NamePattern(NEGATIVE)
+_BOILERPLATE_NAMES = dom.NamePattern(BOILERPLATE)
 # The page type decides what is content (pagesieve.pagetype): on a forum thread the posts and
 # comments are the content (their names are not boilerplate there); on listings, shop collections,
 # product and documentation pages the link-dense item lists and tables of contents are.
@@ -292,10 +296,11 @@ HIDDEN = etree.XPath("(.//*/@hidden | .//*/@aria-hidden[translate(normalize-spac
 
 #: ... and a folded answer: an accordion's or FAQ's hidden answer, which only the page's scripts unfold.
 FOLDED = re.compile(r"answer|accordion|collaps|(?:^|[\s_-])faq", re.I)
+_FOLDED_NAMES = dom.NamePattern(FOLDED)
 
 
 def _folded(el: HtmlElement) -> bool:
-    return el.get("role") == "tabpanel" or bool(FOLDED.search(_names(el)))
+    return el.get("role") == "tabpanel" or _FOLDED_NAMES.found(_names(el))
 
 
 def _hidden(el: HtmlElement) -> bool:
@@ -409,7 +414,7 @@ class MainContentFilter(Filter):
         in_link: dict[HtmlElement, bool] = {}
         if not isinstance(body.tag, str) or body.tag in _SKIP:
             return order, {}
-        hidden = {el for el in HIDDEN(body) if not FOLDED.search(_names(el))}
+        hidden = {el for el in HIDDEN(body) if not _FOLDED_NAMES.found(_names(el))}
         if body in hidden:
             return order, {}
         # The elements in document order, picked in C; one is in when its parent is (in in_link)
@@ -480,9 +485,9 @@ class MainContentFilter(Filter):
         for attr in ("class", "id"):
             v = el.get(attr)
             if v:
-                if NEGATIVE.search(v):
+                if _NEGATIVE_NAMES.found(v):
                     w -= self.settings.class_weight
-                if POSITIVE.search(v):
+                if _POSITIVE_NAMES.found(v):
                     w += self.settings.class_weight
         return w
 
@@ -502,7 +507,7 @@ class MainContentFilter(Filter):
                 names = _names(el)
                 by_name = named.get(names)
                 if by_name is None:
-                    by_name = named[names] = bool(names and UNLIKELY.search(names) and not MAYBE.search(names))
+                    by_name = named[names] = bool(names and _UNLIKELY_NAMES.found(names) and not _MAYBE_NAMES.found(names))
                 if (by_name and el.tag not in ("body", "a", "html", "article", "main")) or \
                         (el.get("role") or "").lower() in BOILERPLATE_ROLES:
                     unlikely.add(el)
@@ -813,7 +818,7 @@ class MainContentFilter(Filter):
             ss = st.get(sib)
             if (sib in kept or not ss or ss[_CHARS] < s.min_article_chars / 2
                     or ss[_LINK] > s.section_link_density * ss[_CHARS] or sib.tag in BOILERPLATE_TAGS
-                    or (sib.get("role") or "").lower() in BOILERPLATE_ROLES or BOILERPLATE.search(_names(sib))):
+                    or (sib.get("role") or "").lower() in BOILERPLATE_ROLES or _BOILERPLATE_NAMES.found(_names(sib))):
                 continue
             joined.append(sib)
             ctx.note("widen", sib, "on this kind of page the content is sections side by side: a section of "
@@ -1061,7 +1066,7 @@ class MainContentFilter(Filter):
             return f"<{el.tag}> navigation or aside block inside the article", measured, limit
         if el.get("itemprop") in COUNTER_PROPS and not big:
             return "a count of likes, shares or comments (schema.org interactionStatistic)", measured, limit
-        if (names and BOILERPLATE.search(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
+        if (names and _BOILERPLATE_NAMES.found(names) and (el.tag not in INLINE_TAGS or self._between_blocks(el, st))
                 and not (kind in POSTS_ARE_CONTENT and POST_NAMES.search(names))
                 and not self._collapsed_text(el, es, names)):
             return f"named like boilerplate ({BOILERPLATE.search(names).group(0)})", measured, limit  # type: ignore[union-attr]
@@ -1082,7 +1087,7 @@ class MainContentFilter(Filter):
                     "title_overlap": s.title_overlap}
         if el.tag in CLEAN_TAGS and chars and es[_COMMAS] < s.clean_max_commas and kind not in ITEMS_ARE_CONTENT:
             ld = es[_LINK] / chars
-            bound = s.clean_link_density_positive if POSITIVE.search(names) else s.clean_link_density
+            bound = s.clean_link_density_positive if _POSITIVE_NAMES.found(names) else s.clean_link_density
             if ld > bound and not self._linked_blurb(el, es):
                 return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
                     "link_density": bound, "commas_below": s.clean_max_commas}
