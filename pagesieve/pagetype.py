@@ -96,6 +96,11 @@ _AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or c
 _OG_TYPE = meta_keys(property=("og:type",), name=("og:type",))
 _DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
 _SKIP = frozenset({"script", "style", "noscript", "template", "head"})
+#: The blocks that may hold a group of repeated items: elements with MIN_POSTS element children or
+#: more, in document order, picked in C (most of a page's elements have fewer).
+_PARENTS = etree.XPath(f"descendant-or-self::*[count(*) >= {MIN_POSTS}]")
+#: lxml's tag filter for elements (no comments, processing instructions or entities).
+_ELEMENT = etree.Element
 
 
 @dataclass
@@ -148,10 +153,14 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
     """The largest group of sibling blocks sharing tag and class, each with a link and its own text
     outside the link, outside page furniture (menus, sidebars, footers: ``link_lists._furniture``):
     (items, items with a price, items that look like posts, their parent, the parent of the
-    largest group of posts — None under MIN_POSTS)."""
-    from pagesieve.filters.link_lists import _furniture
+    largest group of posts — None under MIN_POSTS).
 
-    furniture = _furniture(body)
+    Only what an answer needs is read: furniture is asked of the candidate parents alone
+    (``link_lists._in_furniture``), an item's text is read when it has a link or a post's name, and
+    the items' prices only for a group that becomes the largest (``priced`` is that group's)."""
+    from pagesieve.filters.link_lists import _in_furniture
+
+    in_furniture = _in_furniture(body)
     link_chars: dict[HtmlElement, int] = {}  # a link inside items at several levels is measured once
 
     def link_len(a: HtmlElement) -> int:
@@ -162,35 +171,41 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
 
     best: tuple = (0, 0, 0, None)
     thread: tuple[int, HtmlElement | None] = (MIN_POSTS - 1, None)
-    for parent in body.iter():
-        if (not isinstance(parent.tag, str) or parent.tag in _SKIP or len(parent) < MIN_POSTS
-                or parent in furniture):
+    for parent in _PARENTS(body):
+        if parent.tag in _SKIP or in_furniture(parent):
             continue
         groups: dict[tuple, list[HtmlElement]] = defaultdict(list)
-        for child in parent:
-            if isinstance(child.tag, str) and child.tag not in _SKIP:
+        for child in parent.iterchildren(_ELEMENT):
+            if child.tag not in _SKIP:
                 groups[(child.tag, child.get("class") or "")].append(child)
         for (_tag, cls), items in groups.items():
             if len(items) < MIN_POSTS or len(items) <= best[0] and len(items) < MIN_ITEMS:
                 continue
-            linked = priced = posts = 0
+            linked = posts = 0
+            texts: dict[HtmlElement, str] = {}
             for it in items:
-                text = dom.text_of(it)
-                link_text = sum(link_len(a) for a in it.iter("a"))
-                if next(it.iter("a"), None) is not None and len(text) - link_text >= 1 and len(text) >= 10:
-                    linked += 1
-                if _PRICE.search(text):
-                    priced += 1
+                links = it.iter("a")
+                first = next(links, None)
                 names = f"{cls} {it.get('id') or ''}"
-                if (_POST_NAMES.search(names) or it.get("itemprop") in ("comment", "suggestedAnswer", "acceptedAnswer")
-                        or "Comment" in (it.get("itemtype") or "")) and len(text) >= 40 and _AUTHOR(it):
+                post_named = (_POST_NAMES.search(names) or it.get("itemprop") in ("comment", "suggestedAnswer",
+                                                                                 "acceptedAnswer")
+                              or "Comment" in (it.get("itemtype") or ""))
+                if first is None and not post_named:
+                    continue  # neither linked nor a post: its text is read for its price, if ever
+                text = texts[it] = dom.text_of(it)
+                if (first is not None and len(text) >= 10
+                        and len(text) - link_len(first) - sum(link_len(a) for a in links) >= 1):
+                    linked += 1
+                if post_named and len(text) >= 40 and _AUTHOR(it):
                     posts += 1
             if posts > thread[0]:
                 thread = (posts, parent)
             if linked >= max(best[0], MIN_ITEMS) or posts >= max(best[2], MIN_POSTS):
-                if linked > best[0] or posts > best[2]:
-                    best = (max(linked, best[0]), priced if linked > best[0] else best[1],
-                            max(posts, best[2]), parent)
+                if linked > best[0]:
+                    priced = sum(1 for it in items if _PRICE.search(texts[it] if it in texts else dom.text_of(it)))
+                    best = (linked, priced, max(posts, best[2]), parent)
+                elif posts > best[2]:
+                    best = (best[0], best[1], posts, parent)
     return (*best, thread[1])
 
 
@@ -199,8 +214,7 @@ def _paragraph_letters(body: HtmlElement) -> int:
     per_parent: Counter = Counter()
     for p in body.iter("p"):
         n = len(dom.text_of(p))
-        links = sum(len(dom.text_of(a)) for a in p.iter("a"))
-        if n >= 25 and links < n / 2:
+        if n >= 25 and sum(len(dom.text_of(a)) for a in p.iter("a")) < n / 2:  # links read of long ones only
             per_parent[p.getparent()] += n
     return max(per_parent.values(), default=0)
 

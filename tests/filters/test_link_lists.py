@@ -2,6 +2,7 @@
 
 
 import pytest
+from lxml import etree
 
 from pagesieve import dom
 from tests.conftest import run_filter, run_filters
@@ -372,3 +373,20 @@ def test_link_lists_that_are_the_page_stay_the_menu_goes():
     # beside a story, the same lists are link lists
     page, _, _ = run_filter("link_lists", html.replace("</h1>", f"</h1>{STORY}"))
     assert all(len(page.root.get_element_by_id(f"c{i}")) == 0 for i in range(20))
+
+
+def test_in_furniture_answers_as_the_furniture_set_on_corpus_pages(corpus):
+    """``_in_furniture`` (asked per element, for pagetype) is ``_furniture``'s rule, element for element."""
+    from pagesieve.document import parse
+    from pagesieve.filters.link_lists import _furniture, _in_furniture
+
+    small = ("<body><div class=menu><p>m</p></div><main><header>h</header><p>x</p></main><nav><b>n</b></nav>"
+             "<div class='page sidebar'><article><footer>f</footer></article></div><div role=Navigation><i>r</i>"
+             "</div><main role=navigation><span class=footer>s</span></main></body>")
+    pages = [parse(small.encode())] + [parse(path.read_bytes()) for _, path, _ in corpus[::10]]
+    for page in pages:
+        body = dom.body_of(page.root)
+        furniture, test = _furniture(body), _in_furniture(body)
+        elements = list(body.iter(etree.Element))
+        for el in elements[::3] + elements[1::3] + elements[2::3]:  # not in document order: tests the memo
+            assert test(el) == (el in furniture), page.root.getroottree().getpath(el)
