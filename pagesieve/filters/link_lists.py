@@ -562,55 +562,23 @@ def _semantic_main(root: HtmlElement) -> HtmlElement | None:
     return None
 
 
-def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float = 0.5) -> set[HtmlElement]:
-    """Every element in or under page furniture (nav, header, footer, aside, their roles, blocks
-    named like menus, sidebars, footers, related lists — but not a block that holds the page's
-    <main> or <article>, whatever its name, nor, with ``stats``, a block holding ``page_share`` of the
-    page's letters: a wrapper named ``page nonav`` is the page, not a menu)."""
+def _furniture_block(body: HtmlElement, stats: dict | None = None,
+                     page_share: float = 0.5) -> Callable[[HtmlElement], bool]:
+    """The rule of :func:`_furniture` for one element under ``body``, its ancestors aside: whether it is
+    a furniture block itself (nav, header, footer, aside, their roles, a block named like a menu, a
+    sidebar, a footer, a related list — but not a block that holds the page's <main> or <article>,
+    whatever its name, nor, with ``stats``, a block holding ``page_share`` of the page's letters)."""
     mains = list(body.iter("main", "article"))
     holds_content = {a for m in mains for a in m.iterancestors()}
     in_content = {d for m in mains for d in m.iterdescendants("header", "footer")}
     page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
-    out: set[HtmlElement] = set()
     named: dict[str, bool] = {}  # names -> whether they are furniture's (pages repeat their class names)
-    for el in body.iter(_ELEMENT):
-        if el in out:
-            continue
+
+    def block(el: HtmlElement) -> bool:
         tag = el.tag  # read once: lxml builds the string on every read
         if tag in _CONTENT_TAGS:
-            continue
-        # By tag or role first: their subtrees are furniture without reading the element's names.
-        if ((tag in _FURNITURE_TAGS and not (tag in _SECTION_PARTS and el in in_content))
-                or (el.get("role") or "").lower() in _FURNITURE_ROLES):
-            out.update(el.iter())
-            continue
-        names = f"{el.get('class') or ''} {el.get('id') or ''}"
-        furniture_named = named.get(names)
-        if furniture_named is None:
-            furniture_named = named[names] = bool(names.strip() and _FURNITURE_NAMES.found(names))
-        if (furniture_named and el not in holds_content
-                and not (page_letters and stats is not None
-                         and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters)):
-            out.update(el.iter())
-    return out
-
-
-def _in_furniture(body: HtmlElement) -> Callable[[HtmlElement], bool]:
-    """``lambda el: el in _furniture(body)`` (without ``stats``) for elements under ``body``, for a
-    caller that asks of a few: an element is furniture when it or an ancestor up to ``body`` is a
-    furniture block by :func:`_furniture`'s rule, so only the asked elements and their ancestors are
-    tested, each once — not every element of the page (``pagetype._repeated_items`` asks of the
-    blocks with three children or more: ~90 of a page's ~600 elements, tested ~4x faster)."""
-    mains = list(body.iter("main", "article"))
-    holds_content = {a for m in mains for a in m.iterancestors()}
-    in_content = {d for m in mains for d in m.iterdescendants("header", "footer")}
-    known: dict[HtmlElement, bool] = {}  # element -> it or an ancestor is furniture
-    named: dict[str, bool] = {}  # names -> whether they are furniture's (pages repeat their class names)
-
-    def furniture_block(el: HtmlElement) -> bool:  # _furniture's test of one element
-        tag = el.tag
-        if tag in _CONTENT_TAGS:
             return False
+        # By tag or role first: furniture without reading the element's names.
         if ((tag in _FURNITURE_TAGS and not (tag in _SECTION_PARTS and el in in_content))
                 or (el.get("role") or "").lower() in _FURNITURE_ROLES):
             return True
@@ -618,7 +586,33 @@ def _in_furniture(body: HtmlElement) -> Callable[[HtmlElement], bool]:
         furniture_named = named.get(names)
         if furniture_named is None:
             furniture_named = named[names] = bool(names.strip() and _FURNITURE_NAMES.found(names))
-        return furniture_named and el not in holds_content
+        return (furniture_named and el not in holds_content
+                and not (page_letters and stats is not None
+                         and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))
+
+    return block
+
+
+def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float = 0.5) -> set[HtmlElement]:
+    """Every element in or under page furniture (:func:`_furniture_block`'s blocks and everything under
+    them; a wrapper named ``page nonav`` holding ``page_share`` of the page's letters is the page, not
+    a menu)."""
+    block = _furniture_block(body, stats, page_share)
+    out: set[HtmlElement] = set()
+    for el in body.iter(_ELEMENT):
+        if el not in out and block(el):
+            out.update(el.iter())
+    return out
+
+
+def _in_furniture(body: HtmlElement) -> Callable[[HtmlElement], bool]:
+    """``lambda el: el in _furniture(body)`` (without ``stats``) for elements under ``body``, for a
+    caller that asks of a few: an element is furniture when it or an ancestor up to ``body`` is a
+    furniture block (:func:`_furniture_block`), so only the asked elements and their ancestors are
+    tested, each once — not every element of the page (``pagetype._repeated_items`` asks of the
+    blocks with three children or more: ~90 of a page's ~600 elements, tested ~4x faster)."""
+    block = _furniture_block(body)
+    known: dict[HtmlElement, bool] = {}  # element -> it or an ancestor is furniture
 
     def test(el: HtmlElement) -> bool:
         path = []  # el and its ancestors not tested yet, up to body
@@ -632,7 +626,7 @@ def _in_furniture(body: HtmlElement) -> Callable[[HtmlElement], bool]:
             path.append(node)
             node = node.getparent() if node is not body else None
         for node in reversed(path):  # from the top down: under furniture, everything is
-            inherited = inherited or furniture_block(node)
+            inherited = inherited or block(node)
             known[node] = inherited
         return inherited
 
