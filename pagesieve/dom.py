@@ -29,7 +29,6 @@ _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_st
 _SILENT = ("script", "style")
 
 
-
 class NamePattern:
     """A case-insensitive pattern of class/id words (``menu|footer|…``), tested as fast as a
     case-sensitive one: for ASCII names, an IGNORECASE search of a pattern written in lower case finds
