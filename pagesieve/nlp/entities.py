@@ -31,7 +31,11 @@ differently in two texts (Merkel as PERSON here, ORG there), so keys carry no la
 merkel") so a caption naming a person by surname matches an article that names them in full.
 
 Speed: texts are processed with ``nlp.pipe``; results are cached per process in an LRU cache keyed
-by the SHA-1 of the model and the text (:data:`CACHE_SIZE` entries).
+by the SHA-1 of the model and the text (:data:`CACHE_SIZE` entries). Most of NER's time is the
+token-to-vector network's matrix products (about 0.9 MFLOP a token for ``en_core_web_sm``), so
+:func:`use_numpy_blas` moves them from thinc's default BLIS to numpy's OpenBLAS, on one thread:
+102 against 35 GFLOP/s for its 500x288 by 288x288 products on this project's AVX-512 machine, the
+same entities on every corpus text.
 """
 
 from __future__ import annotations
@@ -141,8 +145,31 @@ def _load(name: str) -> NerModel:
     except Exception as err:  # noqa: BLE001 - any failure of a third-party model load means "unavailable"
         raise ModelUnavailable(f"spaCy model {name!r} ({source}) failed to load: {type(err).__name__}: "
                                f"{str(err).splitlines()[0] if str(err) else ''}; {INSTALL_HINT}") from err
+    use_numpy_blas(nlp)
     return NerModel(name=name, source=source, nlp=nlp, components=tuple(nlp.pipe_names),
                     load_ms=(time.perf_counter() - t0) * 1000)
+
+
+def use_numpy_blas(nlp) -> None:
+    """Let every thinc layer of ``nlp``'s pipeline multiply matrices with numpy's BLAS, and limit
+    that BLAS to one thread in this process.
+
+    thinc's CPU ops use the ``blis`` package, whose kernels ran at a third of OpenBLAS's speed on
+    this machine (``benchmarks/results/bench-session15.txt``); spaCy's own per-step parser products
+    keep using BLIS (``ops.cblas()`` is unchanged). One thread: the proxy runs one worker per core,
+    and OpenBLAS's second thread cost about a third more CPU time for the same products. The limit
+    is process-wide and survives ``fork``, so the proxy's workers inherit it from their preloaded
+    parent."""
+    from thinc.api import NumpyOps
+    from threadpoolctl import threadpool_limits
+
+    ops = NumpyOps(use_blis=False)
+    for _, component in nlp.pipeline:
+        model = getattr(component, "model", None)
+        if model is not None and hasattr(model, "walk"):
+            for node in model.walk():
+                node.ops = ops
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _locate(name: str, util) -> tuple[str, Path]:

@@ -114,3 +114,29 @@ def test_cache_by_text_hash_and_lru_bound():
     assert cache.hits == 1
     E.mentions(model, texts[1:], cache=cache)
     assert len(cache) == 2 and cache.get(cache.key(model, texts[0])) is None  # the oldest went
+
+
+def test_ner_multiplies_on_numpys_blas_with_one_thread_and_finds_the_same_entities_as_with_blis():
+    from thinc.api import NumpyOps
+    from threadpoolctl import threadpool_info
+
+    from tests.conftest import corpus_pages
+
+    model = E.load_ner("en_core_web_sm")
+    nodes = [node for _, component in model.nlp.pipeline for node in component.model.walk()]
+    assert nodes and all(isinstance(n.ops, NumpyOps) and not n.ops.use_blis for n in nodes)
+    assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
+    # The same mentions as thinc's default (BLIS) products give, on real article text.
+    texts = [" ".join(body.split())[:2500] for _, _, body in corpus_pages()[:6]]
+    if not texts:
+        pytest.skip("the shared scrapinghub corpus is not here")
+    numpy_blas = E.mentions(model, texts, cache=E.EntityCache())
+    blis = NumpyOps(use_blis=True)
+    try:
+        for node in nodes:
+            node.ops = blis
+        with_blis = E.mentions(model, texts, cache=E.EntityCache())
+    finally:
+        E.use_numpy_blas(model.nlp)
+    assert sum(len(found) for found in with_blis) > 20
+    assert numpy_blas == with_blis
