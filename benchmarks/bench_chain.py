@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         per_filter: dict[str, list[float]] = defaultdict(list)
         failed = 0
         floors: list[float] = []  # the floor again, page by page, right before the chain: same machine load
+        judged: list[bool] = []  # image_captions judged captioned images on the page (NER ran)
         for s, data in pages:
             floors.append(timed(floor_once, data, args.repeat))
             best, best_filters = float("inf"), []
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                 ms = (CLOCK() - t1) * 1000
                 if ms < best:
                     best, best_filters = ms, res.filters
+            judged.append(_judged_captions(res.record))
             failed += bool(res.failed)
             totals.append(best)
             for f in best_filters:
@@ -150,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
               f"= {sum(totals) / sum(floors):5.2f}x the floor   {len(totals) / (sum(totals) / 1000):6.1f} pages/s")
         print(f"   per page median {statistics.median(ratios):6.2f}x  p95 {_percentile(ratios, 0.95):6.2f}x the page's floor "
               f"(floor measured with each page: median {statistics.median(floors):.2f} ms)")
+        for ner, label in ((True, "with NER"), (False, "without")):
+            part = [r for r, j in zip(ratios, judged) if j == ner]
+            if part and any(judged):
+                print(f"     {label:<12} {len(part):4d} pages: median {statistics.median(part):6.2f}x  "
+                      f"p95 {_percentile(part, 0.95):6.2f}x  (pages where image_captions judged captioned images)")
         print(f"   memory   median peak {statistics.median(mem):8.0f} KiB = "
               f"{statistics.median(m / f for m, f in zip(mem, floor_mem)):5.2f}x the floor's")
         floor_mean = sum(floors) / len(floors)
@@ -158,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   {name:<16} mean {mean:7.2f} ms  p95 {_percentile(values, 0.95):7.2f} ms  "
                   f"= {mean / floor_mean:5.2f}x the floor")
     return 0
+
+
+def _judged_captions(record) -> bool:
+    """Whether image_captions judged captioned images on the page (so NER ran), from its record."""
+    return any("caption" in e.get("measured", {}) or "captioned_images" in e.get("measured", {})
+               for e in record if e["filter"] == "image_captions")
 
 
 def bench_captions(args) -> int:
@@ -185,8 +198,7 @@ def bench_captions(args) -> int:
                 ms = next(f["ms"] for f in res.filters if f["filter"] == "image_captions")
                 if ms < best:
                     best = ms
-                    captioned = any("caption" in e.get("measured", {}) or "captioned_images" in e.get("measured", {})
-                                    for e in res.record if e["filter"] == "image_captions")
+                    captioned = _judged_captions(res.record)
             rows[captioned].append(best)
         print(f"== {preset}: image_captions added ms per page (entity cache cleared before each page)")
         for captioned, label in ((True, "with captioned images"), (False, "without")):

@@ -97,6 +97,9 @@ class RunState:
     #: A Content-Security-Policy the filtered page must be served with (set by a filter that
     #: removed what the policy forbids, so that whatever it missed cannot run either).
     content_security_policy: str | None = None
+    #: Whether removals collect the text links they take (``removed_links``): only when a filter of the
+    #: chain reads them (the ``removed_links`` filter requires them); the reader presets do not.
+    collect_links: bool = True
     #: What the page will be served as, "html" or "text" (the chain's output format): a filter may shape
     #: what it adds by it (a collapsed list in HTML is read out in full in text).
     output_format: str = "html"
@@ -404,6 +407,8 @@ class FilterContext:
             self.lost_chars += self.text_len(node) - (self.text_len(keep) if keep is not None else 0)
 
     def _collect_links(self, node: HtmlElement, keep: HtmlElement | None = None) -> None:
+        if not self.state.collect_links:
+            return  # no filter of this chain reads them (3% of the reader's time went to listing them)
         links = list(node.iter("a"))  # the node itself first when it is a link
         if not links:
             return  # most removals (scripts, metas, images): nothing more to look at
@@ -639,10 +644,13 @@ class Chain:
         self.output = output
         self.safety = safety
         self.preset = preset
+        #: A filter of the chain reads the removed text links (RunState.collect_links).
+        self.collects_links = any("removed_links" in f.requires for f in filters)
 
     def run(self, page: Page, store: Any = None) -> tuple[RunState, list[dict[str, Any]]]:
         """Run every filter over ``page`` in place; returns the run state and per-filter stats."""
-        state = RunState(root=page.root, store=store, output_format=getattr(self.output, "format", "html"))
+        state = RunState(root=page.root, store=store, output_format=getattr(self.output, "format", "html"),
+                         collect_links=self.collects_links)
         stats = []
         for flt in self.filters:
             ctx = FilterContext(flt.name, state, page, flt.assigns)

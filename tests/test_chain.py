@@ -18,6 +18,7 @@ PAGE = (b"<html><head><title>T</title></head><body><div id=nav><a href='/a'>A</a
 
 class Removes(Filter):
     name = "removes"
+    assigns = ("removed_links",)
 
     def __init__(self, xpath, then_raise=False):
         super().__init__(None)
@@ -82,9 +83,23 @@ def test_removing_outside_the_article_is_not_loss():
     assert page.root.find(".//div[@id='nav']") is None
 
 
+class ReadsRemovedLinks(Filter):
+    name = "reads_removed_links"
+    destructive = False
+    requires = ("removed_links",)
+
+    def apply(self, page, ctx):
+        pass
+
+
 def test_removed_links_are_recorded_in_page_order():
-    _, state, _ = run(Removes("//a[@href='/b']"), Removes("//a[@href='/a']"))
+    _, state, _ = run(Removes("//a[@href='/b']"), Removes("//a[@href='/a']"), ReadsRemovedLinks(None))
     assert sorted(state.removed_links) == [(0, "/a", "A"), (1, "/b", "B")]
+
+
+def test_removed_links_are_not_listed_when_no_filter_of_the_chain_reads_them():
+    _, state, _ = run(Removes("//a[@href='/b']"), Removes("//a[@href='/a']"))
+    assert state.removed_links == [] and not state.collect_links
 
 
 def test_removed_words_count_what_was_taken_less_what_replacements_kept_and_forget_a_rollback():

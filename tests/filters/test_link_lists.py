@@ -99,10 +99,11 @@ def test_inside_the_article_only_link_heavy_blocks_go():
 
 def test_removed_text_links_are_recorded_for_the_retainer():
     html = f"<html><body><nav>{menu(3)}</nav>{STORY}</body></html>"
-    _, state, _ = run_filter("link_lists", html)
+    _, state, _ = run_filters([("link_lists", {}), ("removed_links", {})], html)
     assert [(h, t) for _, h, t in state.removed_links] == [("/p0", "Page 0"), ("/p1", "Page 1"), ("/p2", "Page 2")]
     # removals undone (the menu was all the text there was: reverted), links no longer "removed"
-    _, state, stats = run_filter("link_lists", f"<html><body><nav>{menu(3)}</nav></body></html>")
+    _, state, stats = run_filters([("link_lists", {}), ("removed_links", {})],
+                                  f"<html><body><nav>{menu(3)}</nav></body></html>")
     assert stats[0]["status"] == "reverted" and state.removed_links == []
 
 
