@@ -161,7 +161,6 @@ def use_numpy_blas(nlp) -> None:
     is process-wide and survives ``fork``, so the proxy's workers inherit it from their preloaded
     parent."""
     from thinc.api import NumpyOps
-    from threadpoolctl import threadpool_limits
 
     ops = NumpyOps(use_blis=False)
     for _, component in nlp.pipeline:
@@ -169,7 +168,13 @@ def use_numpy_blas(nlp) -> None:
         if model is not None and hasattr(model, "walk"):
             for node in model.walk():
                 node.ops = ops
-    threadpool_limits(limits=1, user_api="blas")
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
+    except Exception as err:  # noqa: BLE001 - a speed setting: NER works (on more threads) without it
+        log.warning("BLAS threads not limited to one (%s: %s); NER runs on the BLAS's own thread count",
+                    type(err).__name__, err)
 
 
 def _locate(name: str, util) -> tuple[str, Path]:

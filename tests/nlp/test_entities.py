@@ -140,3 +140,17 @@ def test_ner_multiplies_on_numpys_blas_with_one_thread_and_finds_the_same_entiti
         E.use_numpy_blas(model.nlp)
     assert sum(len(found) for found in with_blis) > 20
     assert numpy_blas == with_blis
+
+
+def test_without_threadpoolctl_ner_still_loads_on_numpys_blas_and_says_so(monkeypatch, caplog):
+    import sys
+
+    from thinc.api import NumpyOps
+
+    model = E.load_ner("en_core_web_sm")
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # "import threadpoolctl" now raises ImportError
+    with caplog.at_level("WARNING", logger="pagesieve.nlp"):
+        E.use_numpy_blas(model.nlp)
+    assert "BLAS threads not limited to one (ModuleNotFoundError" in caplog.text
+    assert all(isinstance(n.ops, NumpyOps) and not n.ops.use_blis
+               for _, c in model.nlp.pipeline for n in c.model.walk())
