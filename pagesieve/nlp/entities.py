@@ -34,8 +34,8 @@ Speed: texts are processed with ``nlp.pipe``; results are cached per process in 
 by the SHA-1 of the model and the text (:data:`CACHE_SIZE` entries). Most of NER's time is the
 token-to-vector network's matrix products (about 0.9 MFLOP a token for ``en_core_web_sm``), so
 :func:`use_numpy_blas` moves them from thinc's default BLIS to numpy's OpenBLAS, on one thread:
-102 against 35 GFLOP/s for its 500x288 by 288x288 products on this project's AVX-512 machine, the
-same entities on every corpus text.
+about 100 against 30 GFLOP/s for its 500x288 by 288x288 products on this project's AVX-512 machine
+(``benchmarks/bench_ner.py``), the same entities on every corpus text.
 """
 
 from __future__ import annotations
@@ -160,14 +160,18 @@ def use_numpy_blas(nlp) -> None:
     and OpenBLAS's second thread cost about a third more CPU time for the same products. The limit
     is process-wide and survives ``fork``, so the proxy's workers inherit it from their preloaded
     parent."""
-    from thinc.api import NumpyOps
+    try:
+        from thinc.api import NumpyOps
 
-    ops = NumpyOps(use_blis=False)
-    for _, component in nlp.pipeline:
-        model = getattr(component, "model", None)
-        if model is not None and hasattr(model, "walk"):
-            for node in model.walk():
-                node.ops = ops
+        ops = NumpyOps(use_blis=False)
+        for _, component in nlp.pipeline:
+            model = getattr(component, "model", None)
+            if model is not None and hasattr(model, "walk"):
+                for node in model.walk():
+                    node.ops = ops
+    except Exception as err:  # noqa: BLE001 - a speed setting: the model works on thinc's default ops
+        log.warning("NER keeps thinc's default matrix products (%s: %s)", type(err).__name__, err)
+        return
     try:
         from threadpoolctl import threadpool_limits
 
