@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree
 
 from pagesieve import dom
 
@@ -40,8 +39,6 @@ _WORDS = re.compile(r"\w+", re.UNICODE)
 _ASCII_NOT_LETTERS = bytes(c for c in range(128) if not chr(c).isalnum())
 #: ASCII characters str.split() splits at (its whitespace: also \x1c-\x1f), deleted to count the others.
 _ASCII_SPACES = bytes(c for c in range(128) if chr(c).isspace())
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 
 
 def chars(text: str | None) -> int:
@@ -78,7 +75,7 @@ class TextMeasure:
         get, count_of = stats.get, counts.get
         runs = _LETTER_RUNS.findall
         # Elements only, picked in C (a comment's or PI's tail is read as its parent's child's tail).
-        els = list(top.iter(_ELEMENT))
+        els = list(top.iter(dom.ELEMENT))
         els.reverse()
         for el in els:
             tag = el.tag

@@ -99,8 +99,6 @@ _SKIP = frozenset({"script", "style", "noscript", "template", "head"})
 #: The blocks that may hold a group of repeated items: elements with MIN_POSTS element children or
 #: more, in document order, picked in C (most of a page's elements have fewer).
 _PARENTS = etree.XPath(f"descendant-or-self::*[count(*) >= {MIN_POSTS}]")
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 
 
 @dataclass
@@ -175,7 +173,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
         if parent.tag in _SKIP or in_furniture(parent):
             continue
         groups: dict[tuple, list[HtmlElement]] = defaultdict(list)
-        for child in parent.iterchildren(_ELEMENT):
+        for child in parent.iterchildren(dom.ELEMENT):
             if child.tag not in _SKIP:
                 groups[(child.tag, child.get("class") or "")].append(child)
         for (_tag, cls), items in groups.items():

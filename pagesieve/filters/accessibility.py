@@ -305,8 +305,6 @@ STATELESS_TAGS = frozenset("div span p i b em strong small u s font center secti
                            "ul ol li dl dt dd h1 h2 h3 h4 h5 h6 figure figcaption blockquote label img picture svg "
                            "address main".split())
 _IDREF_SET = frozenset(IDREF_ATTRS)
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 _STATELESS_OR_LINK = STATELESS_TAGS | {"a"}
 #: Plain elements a name (aria-label) on turns into an icon (role=img) when they hold nothing to read.
 _NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
@@ -937,7 +935,7 @@ class AccessibilityFilter(Filter):
         # Every candidate has an attribute named aria-* (idrefs, names and widget states all are) or
         # role: one join of its names rules out the rest (most elements: a class, an href) cheaply.
         idrefs, named, headings, stated, aria = [], [], [], [], []
-        for el in body.iter(_ELEMENT):
+        for el in body.iter(dom.ELEMENT):
             names = el.keys()
             if not names or "role" not in names and "aria-" not in " ".join(names).lower():
                 continue
@@ -1293,7 +1291,7 @@ def _hidden_alternatives(el: HtmlElement) -> list[str]:
 def _named_by_content(a: HtmlElement) -> bool:
     """A link named by what it holds besides text: an exposed image with alt text, an exposed
     descendant with its own aria-label, an ``<svg>`` with a ``<title>``."""
-    for el in a.iterdescendants(_ELEMENT):
+    for el in a.iterdescendants(dom.ELEMENT):
         if any((x.get("aria-hidden") or "").strip().lower() == "true" or x.get("hidden") is not None
                or HIDDEN_STYLE.search(x.get("style") or "") for x in _up_to(el, a)):
             continue  # hidden from screen readers (aria-hidden, hidden, display:none): names nothing

@@ -32,7 +32,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
@@ -41,8 +40,6 @@ from pagesieve.pagemeta import Scan, meta_keys
 from pagesieve.settings import setting
 
 _UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 
 #: The class of a headline element a reader filter puts first (the page's own heading moved, or one
 #: made from the page's metadata); ``pagesieve eval`` leaves it out of scoring, like the title.
@@ -213,7 +210,7 @@ def paragraph_sums(top: HtmlElement, paragraph_tags: frozenset, br_paragraphs: b
     own: dict[HtmlElement, int] = {}
     out = []
     blocks = dom.BLOCK_TAGS
-    elements = list(top.iter(_ELEMENT))  # elements only, picked in C
+    elements = list(top.iter(dom.ELEMENT))  # elements only, picked in C
     elements.reverse()
     for el in elements:
         if el.tag in _UNCOUNTED:

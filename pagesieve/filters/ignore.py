@@ -43,8 +43,6 @@ SCRIPT_ATTRIBUTES = etree.XPath(
 #: URL schemes that run script when navigated to or loaded (after tab/newline removal, lowercased).
 #: translate(., 'SCRIPTDA', 'scriptda') of the XPath above.
 _SCRIPTDA = str.maketrans("SCRIPTDA", "scriptda")
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 #: <div hidden> (React's streamed segments are among them), selected in C: most pages have none.
 HIDDEN_DIVS = etree.XPath("descendant-or-self::div/@hidden/..")
 
@@ -57,7 +55,7 @@ def script_attributes(root: HtmlElement) -> list[tuple[HtmlElement, str, str]]:
     search for all of them; NUL, which no test looks for, between them) and its names only when
     they do not hold a candidate: most elements are passed over without a loop over their attributes."""
     out = []
-    for el in root.iter(_ELEMENT):
+    for el in root.iter(dom.ELEMENT):
         values = el.values()
         if not values:
             continue

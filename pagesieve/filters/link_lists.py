@@ -107,8 +107,6 @@ _CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
 #: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
 #: the header of the nearest sectioning content).
 _SECTION_PARTS = frozenset({"header", "footer"})
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 #: Predicates on attributes are written as the attributes' owners (``//@role[.='main']/..``): the same
 #: elements in document order; libxml2 walks attributes far faster than it tests a predicate on every element.
 _MAINS = etree.XPath("//main | //@role[.='main']/..")
@@ -599,7 +597,7 @@ def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float =
     a menu)."""
     block = _furniture_block(body, stats, page_share)
     out: set[HtmlElement] = set()
-    for el in body.iter(_ELEMENT):
+    for el in body.iter(dom.ELEMENT):
         if el not in out and block(el):
             out.update(el.iter())
     return out

@@ -225,8 +225,6 @@ CLEAN_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "header", "
 _PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
 #: ASCII characters str.split() splits at (its whitespace), deleted to count the others.
 _ASCII_SPACES = bytes(c for c in range(128) if chr(c).isspace())
-#: lxml's tag filter for elements (no comments, processing instructions or entities).
-_ELEMENT = etree.Element
 
 
 _chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
@@ -422,7 +420,7 @@ class MainContentFilter(Filter):
         in_link[body] = body.tag == "a"
         order.append(body)
         above_of = in_link.get
-        elements = body.iter(_ELEMENT)
+        elements = body.iter(dom.ELEMENT)
         next(elements)
         for el in elements:
             above = above_of(el.getparent())
@@ -729,10 +727,9 @@ class MainContentFilter(Filter):
                                    "link_density": round(st[node][_LINK] / st[node][_CHARS], 3)},
                          threshold={"section_link_density": s.section_link_density})
                 top, top_score, chosen, chars = node, scores.get(node, top_score), [node], st[node][_CHARS]
-        if s.main_rest_link_density and s.main_share and kind.kind in SECTION_KINDS:
-            main = semantic
-            ms = st.get(main) if main is not None else None
-            if (ms and main is not None and main is not body and main.tag != "article"
+        if s.main_rest_link_density and s.main_share and kind.kind in SECTION_KINDS and semantic is not None:
+            main, ms = semantic, st.get(semantic)
+            if (ms and main is not body and main.tag != "article"
                     and all(any(a is main for a in c.iterancestors()) for c in chosen)):
                 rest = ms[_CHARS] - chars
                 rest_link = ms[_LINK] - sum(st[c][_LINK] for c in chosen)
