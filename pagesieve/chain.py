@@ -342,8 +342,17 @@ class FilterContext:
         self._ops.append(("insert", node))
 
     def set_attr(self, node: HtmlElement, name: str, value: str | None) -> None:
-        """Set (or with None, delete) an attribute (undoable)."""
-        old = node.get(name)
+        """Set (or with None, delete) an attribute (undoable). An attribute lxml cannot address by its
+        name (``{x`` from ``<i {x="...">``: lxml reads a leading brace as a namespace) can only be
+        deleted, together with every other such attribute of the node (not undoable: no API could put
+        them back, and no browser gives them a meaning)."""
+        try:
+            old = node.get(name)
+        except ValueError:
+            if value is not None:
+                raise
+            _drop_unaddressable(node)
+            return
         if value is None:
             if old is None:
                 return
@@ -491,6 +500,19 @@ class FilterContext:
 
 
 _XML_NAME = re.compile(r"[A-Za-z_:][-A-Za-z0-9_.:]*\Z")
+
+
+def _drop_unaddressable(node: HtmlElement) -> None:
+    """Remove the attributes of ``node`` that lxml cannot look up by name, keeping the others in order."""
+    items = node.items()
+    node.attrib.clear()
+    for name, value in items:
+        if name.startswith("{"):
+            continue  # set again, a brace would make a namespaced attribute of it
+        try:
+            node.set(name, value)
+        except ValueError:
+            continue
 
 
 def _counterpart(target: HtmlElement | None, original: HtmlElement, copy: HtmlElement) -> HtmlElement | None:
@@ -653,8 +675,9 @@ class Chain:
                          collect_links=self.collects_links)
         stats = []
         for flt in self.filters:
-            ctx = FilterContext(flt.name, state, page, flt.assigns)
             t0, c0 = time.perf_counter(), time.process_time()
+            secured = self._secure(flt, page, state) if getattr(flt, "secures", False) else 0
+            ctx = FilterContext(flt.name, state, page, flt.assigns)
             status = "ok"
             try:
                 flt.apply(page, ctx)
@@ -674,16 +697,30 @@ class Chain:
                                  threshold={"max_article_loss": self.safety.max_article_loss})
             stats.append({"filter": flt.name, "ms": round((time.perf_counter() - t0) * 1000, 3),
                           "cpu_ms": round((time.process_time() - c0) * 1000, 3),
-                          "removed": ctx.removed if status == "ok" else 0, "status": status})
+                          "removed": secured + (ctx.removed if status == "ok" else 0), "status": status})
         return state, stats
 
+    @staticmethod
+    def _secure(flt: Filter, page: Page, state: RunState) -> int:
+        """Run ``flt``'s secure step (:meth:`Filter.secure`) in a context of its own, never undone;
+        returns what it removed. If it fails, the page cannot be served filtered: FilterError."""
+        ctx = FilterContext(flt.name, state, page, flt.assigns)
+        try:
+            flt.secure(page, ctx)
+        except Exception as err:  # noqa: BLE001 - re-raised as the page's failure
+            _log_failure(flt.name, page, err)
+            raise FilterError(f"filter {flt.name} could not take out what would run script: "
+                              f"{type(err).__name__}: {err}") from err
+        return ctx.removed
+
     def process(self, data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
-                store: Any = None) -> ChainResult:
-        """Parse, filter and render one page. Raises InputError for input that is not HTML."""
+                store: Any = None, declared_html: bool = False) -> ChainResult:
+        """Parse, filter and render one page. Raises InputError for input that is not HTML
+        (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`)."""
         from pagesieve.output import TEXT_ENCODING, render  # output depends on document only
 
         t0 = time.perf_counter()
-        page = parse(data, url=url, declared_encoding=declared_encoding)
+        page = parse(data, url=url, declared_encoding=declared_encoding, declared_html=declared_html)
         state, stats = self.run(page, store=store)
         try:
             body, media_type = render(page, state, self.output)

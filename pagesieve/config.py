@@ -79,6 +79,14 @@ class ChainSpec:
     def settings_of(self, name: str) -> Any:
         return dict(self.filters)[name]
 
+    @property
+    def fail_safe_policy(self) -> str | None:
+        """The Content-Security-Policy a page must carry when it leaves unfiltered although this chain
+        would have filtered it (a failure, a time-out, a page too large or too busy a proxy), so that
+        what the chain would have taken out cannot run (:meth:`Filter.fail_safe_policy`); None: none."""
+        policies = [p for name, settings in self.filters if (p := FILTERS[name].fail_safe_policy(settings))]
+        return "; ".join(policies) or None
+
 
 def _merge(base: dict, over: Mapping) -> dict:
     out = dict(base)

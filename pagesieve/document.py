@@ -17,6 +17,14 @@ proxy then serves it as it is) — never a silently shortened tree:
   error log shows such an end tag (one that HTML5's tree builder closes through open elements),
   the page is parsed again by an HTML5 tree builder (lexbor, through selectolax) and its
   serialisation, which is then well nested, read into lxml.
+* HTML5's void elements that HTML4 did not have (``<embed>``, ``<source>``, ``<track>``, ``<wbr>``…)
+  are containers to libxml2: what follows one becomes its content, and a filter removing the
+  element would take it along. Their content is put back after them, where a browser has it.
+* What libxml2 leaves after ``</body>`` goes into the body; after ``</html>`` it drops everything
+  that follows, so such a page is read by the HTML5 tree builder.
+* Inside SVG and MathML a browser parses ``<style>``, ``<title>``, ``<noscript>``… as markup (an
+  ``<img onerror>`` there is a live element); libxml2 reads their content as text. A page where
+  such content holds markup is read by the HTML5 tree builder.
 * A ``<title>`` that is never closed swallows the rest of the page as its text (browsers show an
   empty page under a very long tab title; seen on saved pages cut and spliced by their crawler).
   When what it swallowed holds the page's markup (``</head>``, ``<body>``, a ``<div>``/``<p>``/
@@ -159,15 +167,19 @@ def _decodes(data: bytes, encoding: str) -> bool:
         return False
 
 
-def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None = None) -> Page:
+def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
+          declared_html: bool = False) -> Page:
     """Parse HTML bytes into a :class:`Page`. Broken HTML is repaired as browsers repair it.
 
     Raises :class:`InputError` for empty or binary input, :class:`UnparsableError` for a page
-    that cannot be parsed without losing part of it.
+    that cannot be parsed without losing part of it. ``declared_html``: the server said
+    ``text/html``, so the bytes are HTML whatever they hold (a browser renders a page with NUL
+    bytes in it; they are dropped like the other characters a tree cannot hold), and only empty
+    input is refused.
     """
     if not data or not data.strip():
         raise InputError("input is empty")
-    reason = looks_binary(data)
+    reason = None if declared_html else looks_binary(data)
     if reason:
         raise InputError(f"input is not HTML: {reason}")
     encoding = detect_encoding(data, declared_encoding)
@@ -179,11 +191,13 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     text = _XML_DECL.sub("", text, count=1)
     text = _close_runaway_title(text)
     root = _parse_text(text)
-    if _needs_html5(_parser().error_log) or _AFTER_HTML.search(text):
+    if _needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _foreign_markup(root):
         root = _parse_text(LexborHTMLParser(text).html or "")
-    if root.find("body") is None:
-        body = etree.SubElement(root, "body")
-        del body  # the tree now has a body, as browsers would give it
+    _close_voids(root)
+    body = root.find("body")
+    if body is None:
+        body = etree.SubElement(root, "body")  # the tree now has a body, as browsers would give it
+    _after_body_into_body(body)
     _merge_body_attributes(root, text)
     return Page(root=root, encoding=encoding, url=url)
 
@@ -229,9 +243,67 @@ def _parse_text(text: str) -> HtmlElement:
     return root
 
 
-#: A start tag after the first ``</html>`` (pages saved as several documents one after another): HTML5
-#: puts it in the body, libxml2 drops what follows a second ``<html>``/``<body>``.
-_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*<[a-z]", re.I | re.S)
+#: Text or a start tag after the first ``</html>`` (pages saved as several documents one after another,
+#: a stray end tag inside a paragraph): HTML5 puts it in the body, libxml2 drops everything that follows.
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*(?:[^\s<]|<[a-z])", re.I | re.S)
+
+#: HTML5's void elements that libxml2's HTML4 tables do not know as empty: it makes what follows them
+#: their content (``<embed><p>b</p>`` puts the paragraph inside the embed, and removing the embed
+#: would take it along). ``image`` is read as ``img`` by browsers.
+LATE_VOIDS = ("bgsound", "embed", "image", "keygen", "source", "track", "wbr")
+#: Elements whose content libxml2 always reads as text, but which in SVG or MathML content a browser
+#: parses as markup (an ``<img onerror>`` there is a live element).
+RAW_TEXT_TAGS = ("style", "script", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript")
+_FOREIGN_RAW = etree.XPath("(//svg | //math)//*[self::style or self::script or self::title or self::textarea "
+                           "or self::xmp or self::iframe or self::noembed or self::noframes or self::noscript]"
+                           "[contains(., '<')]")
+
+
+def _foreign_markup(root: HtmlElement) -> bool:
+    """True when SVG or MathML content holds an element libxml2 read as text that holds markup
+    (``<svg><style><img src=x onerror=...>``): a browser builds elements from it, so the page is
+    read again by the HTML5 tree builder. Pages without ``<svg>``/``<math>`` pay one C search."""
+    if next(root.iter("svg", "math"), None) is None:
+        return False
+    return bool(_FOREIGN_RAW(root))
+
+
+def _close_voids(root: HtmlElement) -> None:
+    """Give back what libxml2 put inside an HTML5 void element (:data:`LATE_VOIDS`): its text and
+    children follow it, as siblings, where a browser has them."""
+    for el in list(root.iter(*LATE_VOIDS)):
+        if el.tag == "image":
+            el.tag = "img"
+        if len(el) == 0 and not el.text:
+            continue
+        parent = el.getparent()
+        if parent is None:
+            continue
+        at = parent.index(el) + 1
+        moved = list(el)
+        text, after = el.text, el.tail
+        el.text = None
+        for offset, child in enumerate(moved):
+            parent.insert(at + offset, child)  # its tail moves with it
+        if moved:
+            el.tail = text
+            moved[-1].tail = (moved[-1].tail or "") + (after or "") or None
+        else:
+            el.tail = (text or "") + (after or "") or None
+
+
+def _after_body_into_body(body: HtmlElement) -> None:
+    """What libxml2 leaves after ``</body>`` (elements and text: a stray end tag, scripts and
+    banners pages add at the end) goes into the body, as a browser puts it."""
+    if body.tail is not None and body.tail.strip():
+        text, body.tail = body.tail, None
+        if len(body):
+            body[-1].tail = (body[-1].tail or "") + text
+        else:
+            body.text = (body.text or "") + text
+    for sib in list(body.itersiblings()):
+        if isinstance(sib.tag, str):
+            body.append(sib)
 
 
 _TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.I)

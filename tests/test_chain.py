@@ -385,3 +385,56 @@ def test_checkpoint_maps_links_and_handoffs_as_the_walk_of_every_node_did(articl
             sorted((path(a), i) for a, i in (state._link_order or {}).items() if a.getroottree().getroot() is page.root),
         ))
     assert results[0] == results[1]
+
+
+class Secures(Removes):
+    """A filter with a secure step (removing <script>) and an apply step that may fail or take too much."""
+
+    name = "secures"
+    assigns = ("removed_links", "content_security_policy")
+    secures = True
+
+    def __init__(self, xpath, then_raise=False, secure_raises=False):
+        super().__init__(xpath, then_raise)
+        self.secure_raises = secure_raises
+
+    def secure(self, page, ctx):
+        for node in page.root.iter("script"):
+            ctx.remove(node, "script", guarded=False)
+        ctx.set_content_security_policy("script-src 'none'")
+        if self.secure_raises:
+            raise RuntimeError("secure boom")
+
+
+SCRIPTED = PAGE.replace(b"</body>", b"<script>alert(1)</script></body>")
+
+
+@pytest.mark.parametrize("apply_xpath, then_raise, status", [
+    ("//div[@id='art']/p[1]", False, "reverted"),  # the loss guard undoes apply ...
+    ("//div[@id='nav']", True, "error"),  # ... and so does a failure of apply
+    ("//div[@id='nav']", False, "ok"),
+])
+def test_a_secure_step_is_never_undone(apply_xpath, then_raise, status):
+    page = parse(SCRIPTED)
+    state, stats = Chain([Marks(None), Secures(apply_xpath, then_raise)], OutputSettings(),
+                         SafetySettings(max_article_loss=0.9)).run(page)
+    assert stats[1]["status"] == status
+    assert page.root.find(".//script") is None and state.content_security_policy == "script-src 'none'"
+    assert (page.root.find(".//div[@id='nav']") is None) == (status == "ok")
+
+
+def test_a_failing_secure_step_fails_the_page():
+    from pagesieve.errors import FilterError
+
+    with pytest.raises(FilterError, match="could not take out what would run script: RuntimeError: secure boom"):
+        Chain([Secures("//nothing", secure_raises=True)], OutputSettings(), SafetySettings()).run(parse(SCRIPTED))
+
+
+def test_an_attribute_lxml_cannot_name_is_deleted_with_its_like_only():
+    page = parse(b'<p><i {x="javascript:a" a=1 {y=2 b=3>x</i></p>')
+    i = page.root.find(".//i")
+    ctx = FilterContext("t", RunState(root=page.root), page)
+    ctx.set_attr(i, "{x", None)
+    assert i.items() == [("a", "1"), ("b", "3")]
+    with pytest.raises(ValueError):
+        ctx.set_attr(i, "{z", "v")  # cannot be set: refused, as lxml refuses it

@@ -1,4 +1,5 @@
 import pytest
+from lxml import etree
 
 from pagesieve.document import clean_text, detect_encoding, parse, serialize
 from pagesieve.errors import InputError, UnparsableError
@@ -246,3 +247,53 @@ def test_a_title_never_closed_that_swallowed_the_page_is_closed_at_its_first_lin
     (b"<p>Text</p><svg><title>A drawing</title></svg>", "A drawing")])
 def test_a_closed_title_or_one_that_swallowed_no_markup_is_left_as_it_is(html, title):
     assert parse(html).title == title
+
+
+@pytest.mark.parametrize("html, kept", [
+    # an HTML5 void element libxml2 does not know takes nothing of what follows it
+    ("<p>a</p><embed src=x><p>b</p><p>c</p>", ["a", "b", "c"]),
+    ("<video><source src=a><track src=b><p>t</p></video><p>after</p>", ["t", "after"]),
+    ("<picture><source srcset=x><img src=y></picture><p>after</p>", ["after"]),
+    ("<div>k<embed>l<b>m</b>n</div>o", ["k", "l", "m", "n", "o"]),
+    # text after a stray </html> or </body> is shown by a browser, in the body
+    ("<p>First. </html>Second.</p><p>Third</p>", ["First.", "Second.", "Third"]),
+    ("<p>a</p></body><script>x</script><p>after</p>", ["a", "after"]),
+])
+def test_nothing_a_browser_shows_is_lost_to_html4_parsing(html, kept):
+    page = parse(html.encode())
+    body = page.root.find("body")
+    for void in page.root.iter("embed", "source", "track", "wbr"):
+        assert len(void) == 0 and not void.text  # void: no content
+    text = body.text_content()
+    for word in kept:
+        assert word in text
+    assert page.root.find("body").getnext() is None  # nothing left after the body
+
+
+def test_a_void_element_s_text_follows_it_in_order():
+    page = parse(b"<div>k<embed>l<b>m</b>n</div>o")
+    div = page.root.find(".//div")
+    assert etree.tostring(div, encoding="unicode", with_tail=False) == '<div>k<embed/>l<b>m</b>n</div>'
+
+
+def test_markup_inside_svg_style_is_built_as_a_browser_builds_it():
+    page = parse(b"<p>hi</p><svg><style><img src=x onerror=alert(1)></style></svg><p>z</p>")
+    img = page.root.find(".//img")
+    assert img is not None and img.get("onerror") == "alert(1)"  # an element a filter can see
+    assert "<img" not in (page.root.find(".//style").text or "")
+
+
+def test_css_inside_svg_style_is_read_once_by_lxml(monkeypatch):
+    import pagesieve.document as D
+
+    calls = []
+    monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
+    parse(b"<p>hi</p><svg><style>a > b {fill: red}</style></svg>")
+    assert calls == []
+
+
+def test_a_declared_html_page_with_nul_bytes_is_html():
+    with pytest.raises(InputError, match="NUL"):
+        parse(b"<p>a\x00b</p>")
+    page = parse(b"<p>a\x00b</p>", declared_html=True)
+    assert page.root.find(".//p").text == "ab"

@@ -54,5 +54,25 @@ class Filter:
         """Transform ``page`` in place, through ``ctx``."""
         raise NotImplementedError
 
+    @property
+    def secures(self) -> bool:
+        """Whether this filter, as set, has a :meth:`secure` step."""
+        return False
+
+    def secure(self, page: "Page", ctx: "FilterContext") -> None:
+        """A step the page must not be served filtered without (removing what would run script).
+
+        The chain runs it before :meth:`apply`, in a context of its own: the article-loss guard
+        never undoes it (it takes nothing a reader sees), and a later failure of :meth:`apply`
+        keeps it. If it raises, the page is not served as filtered at all (the proxy then serves
+        the original under :meth:`fail_safe_policy`)."""
+
+    @classmethod
+    def fail_safe_policy(cls, settings) -> str | None:
+        """The Content-Security-Policy a page must carry when it is served without this filter's
+        :meth:`secure` step having run (a failure, a time-out, a page too large to filter), so
+        that what the step would have taken cannot run either; None: nothing to enforce."""
+        return None
+
     def close(self) -> None:
         """Release resources (files, models). Optional."""

@@ -12,7 +12,9 @@ attributes (``on*``), ``srcdoc``, script URLs (``javascript:``, ``vbscript:``, H
 a link, and a ``<meta http-equiv=refresh>`` to a script URL go (a link keeps its text); the page
 then asks to be served with a Content-Security-Policy that forbids scripts (``script-src
 'none'``; ``object-src 'none'`` too when embeds are ignored), in a ``<meta>`` and, through the
-proxy, a header — so whatever a filter misses cannot run either.
+proxy, a header — so whatever a filter misses cannot run either. All of that is the filter's secure
+step (:meth:`IgnoreFilter.secure`), run before the rest and never undone by the article-loss guard
+or by a failure of the rest: none of it is text a reader sees.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ from pagesieve import dom, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
-# <meta> that keep a page usable: its encoding (re-declared on output anyway), the mobile
+# <meta> that keep a page usable or safe: a Content-Security-Policy (the page's own only narrows what
+# may run; ours is among them), its encoding (re-declared on output anyway), the mobile
 # viewport (zoom and reflow for low-vision users depend on it) and the colour scheme (a page that
 # declares "dark" gets light default text from the browser: without it, its own dark background
 # would be left under black text; axe color-contrast, issue 17). These are never ignored.
 KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
                         "or translate(@name,'COLRSHEM','colrshem')='color-scheme' "
-                        "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']")
+                        "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type' "
+                        "or translate(@http-equiv,'CONTENT-SECURITYPOLICY','content-securitypolicy')"
+                        "='content-security-policy']")
 HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none')")
 #: Attributes that may run script: handlers, srcdoc, and any value holding a script or data URL
 #: (selected in C; :func:`_runs_script` decides on each).
@@ -43,6 +48,14 @@ SCRIPT_ATTRIBUTES = etree.XPath(
 #: URL schemes that run script when navigated to or loaded (after tab/newline removal, lowercased).
 #: translate(., 'SCRIPTDA', 'scriptda') of the XPath above.
 _SCRIPTDA = str.maketrans("SCRIPTDA", "scriptda")
+#: Elements whose content a browser never shows: a frame's content is a raw string to it (an
+#: object's fallback, by contrast, shows when the object cannot). Their removal is not counted as
+#: article text lost.
+UNSHOWN_TAGS = frozenset({"iframe", "frame"})
+#: Raw-text elements inside SVG or MathML that still hold markup after parsing (see secure()).
+_FOREIGN_RAW_MARKUP = etree.XPath("(//svg | //math)//*[self::style or self::title or self::textarea or self::xmp "
+                                  "or self::iframe or self::noembed or self::noframes or self::noscript]"
+                                  "[contains(., '<')]")
 #: <div hidden> (React's streamed segments are among them), selected in C: most pages have none.
 HIDDEN_DIVS = etree.XPath("descendant-or-self::div/@hidden/..")
 
@@ -151,10 +164,8 @@ class IgnoreFilter(Filter):
         super().__init__(settings)
         s = settings
         tags = []
-        if s.scripts:
-            tags.append("script")
-            if not s.show_noscript:
-                tags.append("noscript")
+        if s.scripts and not s.show_noscript:
+            tags.append("noscript")
         if s.styles:
             tags.append("style")
         if s.forms:
@@ -171,16 +182,45 @@ class IgnoreFilter(Filter):
             tags += ["embed", "object", "applet"]
         self._tags = tuple(tags)
 
+    @property
+    def secures(self) -> bool:
+        return self.settings.scripts
+
+    @classmethod
+    def fail_safe_policy(cls, settings: IgnoreSettings) -> str | None:
+        if not settings.scripts:
+            return None
+        return "script-src 'none'" + ("; object-src 'none'" if settings.embeds else "")
+
+    def secure(self, page, ctx) -> None:
+        """Everything that would run script goes, and the page asks for a policy that forbids
+        scripts (see the module doc). Its own step: nothing in it is text a reader sees, so the
+        article-loss guard never undoes it, nor does a failure of the rest of this filter."""
+        root = page.root
+        pagemeta.of(page)  # the headline, byline and declared types, read before <meta> and scripts go
+        counts: dict[str, int] = {}
+        for node in list(root.iter("script")):
+            if ctx.remove(node, "<script> is ignored", explain=False, guarded=False):
+                counts["script"] = counts.get("script", 0) + 1
+        for node in _FOREIGN_RAW_MARKUP(root):
+            # Left by the parser only when it could not be read as a browser reads it: markup a
+            # browser would build inside SVG or MathML, which no filter here can see.
+            if ctx.remove(node, f"<{node.tag}> holding markup inside SVG or MathML", explain=False, guarded=False):
+                counts["foreign markup"] = counts.get("foreign markup", 0) + 1
+        self._script_vectors(root, ctx, counts)
+        if counts:
+            ctx.note("remove", reason="what would run script", measured={"removed": counts})
+
     def apply(self, page, ctx) -> None:
         s = self.settings
         root = page.root
-        pagemeta.of(page)  # the headline, byline and declared types, read before <meta> and scripts go
+        pagemeta.of(page)  # the headline, byline and declared types, read before <meta> goes
         counts: dict[str, int] = {}
         forms = []
         for node in list(root.iter(*self._tags)) if self._tags else ():
             if node.tag == "form":
                 forms.append(node)  # last: controls inside a wrapper form go first
-            elif ctx.remove(node, f"<{node.tag}> is ignored", explain=False):
+            elif ctx.remove(node, f"<{node.tag}> is ignored", explain=False, guarded=node.tag not in UNSHOWN_TAGS):
                 counts[node.tag] = counts.get(node.tag, 0) + 1
         for node in forms:
             if not ctx.in_document(node):
@@ -240,8 +280,6 @@ class IgnoreFilter(Filter):
                 if a.get("href") is not None and dom.text_of(a):
                     if ctx.remove(a, "text link is ignored", explain=False):
                         counts["text link"] = counts.get("text link", 0) + 1
-        if s.scripts:
-            self._script_vectors(root, ctx, counts)
         if counts:
             ctx.note("remove", reason="kinds of tags this filter is set to ignore", measured={"removed": counts})
 

@@ -72,6 +72,16 @@ WARM_UP_LIMIT_SECONDS = 120.0
 WATCH_SECONDS = 0.5
 #: Headers about the original bytes that become wrong once the body changed.
 STALE_HEADERS = ("content-md5", "digest", "repr-digest", "content-digest")
+#: Why a page leaves unfiltered on purpose: the person or the operator asked for it as sent (or it is
+#: the proxy's own). Every other reason is a page the chain would have filtered and could not (an
+#: error, a time-out, too large, too busy, unparsable, an error status): such an HTML response carries
+#: the chain's fail-safe policy (ChainSpec.fail_safe_policy), so no script the chain would have taken
+#: out runs because it could not.
+AS_SENT_REASONS = frozenset({"own-page", "bypassed"})
+#: Where this addon notes the policy it added before the body was seen (taken back if the page is filtered).
+POLICY_KEY = "pagesieve.fail_safe_policy"
+#: The policy when the person's chain cannot be resolved: the strictest any preset asks for.
+STRICT_POLICY = "script-src 'none'; object-src 'none'"
 
 
 def media_type(headers: http.Headers) -> tuple[str, str | None]:
@@ -387,9 +397,9 @@ class Declutter:
             return self._unfiltered(flow, reason)
         if "content-length" not in resp.headers:
             # Length unknown (chunked or until close): mitmproxy streams it on, headers first, if it
-            # passes stream_large_bodies; those headers then say so. A body that ends in time is
-            # buffered and the response hook sets the real answer.
-            resp.headers[HEADER] = "unfiltered; reason=too-large"
+            # passes stream_large_bodies; those headers then say so (with the fail-safe policy). A body
+            # that ends in time is buffered and the response hook sets the real answer.
+            self._unfiltered(flow, "too-large", final=False)
 
     async def response(self, flow: http.HTTPFlow) -> None:
         if DECISION_KEY in flow.metadata:
@@ -419,15 +429,18 @@ class Declutter:
         if body is None:
             return self._unfiltered(flow, "too-large")
         kind, charset = media_type(resp.headers)
-        if kind not in HTML_TYPES and not sniff_html(body):
+        declared_html = kind in HTML_TYPES
+        if not declared_html and not sniff_html(body):
             return self._unfiltered(flow, "not-html")
-        if not body.strip() or looks_binary(body):
+        # Bytes that look binary are sniffed as not HTML only where the type was left to sniffing:
+        # a browser renders a text/html page whatever bytes it holds.
+        if not body.strip() or not declared_html and looks_binary(body):
             return self._unfiltered(flow, "not-html")
         try:
             spec_key, spec = self._spec(flow)
         except ConfigError as err:
             return self._failed(flow, "error", f"profile: {err}")
-        await self._filter(flow, spec_key, spec, body, charset)
+        await self._filter(flow, spec_key, spec, body, charset, declared_html)
 
     # -- work ----------------------------------------------------------------------------
     def _skip_reason(self, flow: http.HTTPFlow) -> str | None:
@@ -493,10 +506,10 @@ class Declutter:
         raise KeyError(key)  # not reached: a key is sent only while its spec is cached
 
     async def _filter(self, flow: http.HTTPFlow, spec_key: str, spec: Any, body: bytes,
-                      charset: str | None) -> None:
+                      charset: str | None, declared_html: bool = True) -> None:
         s = self.source.settings
         job = Job(spec_key=spec_key, spec=None, body=body, url=flow.request.pretty_url, charset=charset,
-                  host=flow.request.pretty_host, timeout=s.timeout_seconds)
+                  host=flow.request.pretty_host, timeout=s.timeout_seconds, declared_html=declared_html)
         t0 = time.perf_counter()
         try:
             outcome = await self._run(job)
@@ -530,12 +543,16 @@ class Declutter:
         for name in STALE_HEADERS:
             resp.headers.pop(name, None)
         private_caching(resp.headers, spec_key, auth=self._auth())
+        _take_back_policy(flow, resp)
         if outcome.content_security_policy:  # e.g. scripts were removed: nothing missed may run
             resp.headers.add("content-security-policy", outcome.content_security_policy)
-        # A filter that raised was undone on this page (the others applied): the header says which.
+        # A filter that raised, or that would have removed nearly all of the article, was undone on
+        # this page (the others applied): the header says which.
         errors = [f.name for f in outcome.failed if f.status == "error"]
+        reverted = [f.name for f in outcome.failed if f.status == "reverted"]
         resp.headers[HEADER] = (f"filtered; preset={spec.preset}; ms={ms:.1f}"
-                                + (f"; failed={','.join(errors)}" if errors else ""))
+                                + (f"; failed={','.join(errors)}" if errors else "")
+                                + (f"; reverted={','.join(reverted)}" if reverted else ""))
         flow.metadata[DECISION_KEY] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
                                        "removed_by": dict(outcome.removed_by)}
         removed = ",".join(f"{n}:{c}" for n, c in outcome.removed_by) or "-"
@@ -547,9 +564,30 @@ class Declutter:
         users = self.source.cfg.globals.get("users") if self.source.cfg is not None else None
         return bool(getattr(users, "auth", False))
 
-    def _unfiltered(self, flow: http.HTTPFlow, reason: str) -> None:
-        _response(flow).headers[HEADER] = f"unfiltered; reason={reason}"
-        flow.metadata[DECISION_KEY] = {"filtered": False, "reason": reason}
+    def _unfiltered(self, flow: http.HTTPFlow, reason: str, *, final: bool = True) -> None:
+        """Say the page leaves unfiltered and why; an HTML page the chain would have filtered gets its
+        fail-safe policy (:data:`AS_SENT_REASONS`). ``final=False``: said before the body is seen (the
+        response hook may still filter it)."""
+        resp = _response(flow)
+        resp.headers[HEADER] = f"unfiltered; reason={reason}"
+        if final:
+            flow.metadata[DECISION_KEY] = {"filtered": False, "reason": reason}
+        if reason in AS_SENT_REASONS or POLICY_KEY in flow.metadata:
+            return
+        kind, _ = media_type(resp.headers)
+        if kind not in HTML_TYPES and kind not in SNIFFED_TYPES:
+            return
+        policy = self._fail_safe_policy(flow)
+        if policy:
+            resp.headers.add("content-security-policy", policy)
+            flow.metadata[POLICY_KEY] = policy
+
+    def _fail_safe_policy(self, flow: http.HTTPFlow) -> str | None:
+        """The person's chain's fail-safe policy (the strictest when their chain cannot be resolved)."""
+        try:
+            return self._spec(flow)[1].fail_safe_policy
+        except ConfigError:
+            return STRICT_POLICY
 
     def _failed(self, flow: http.HTTPFlow, reason: str, why: str) -> None:
         """Fail open: serve the original response, one log line."""
@@ -588,6 +626,17 @@ def private_caching(headers: http.Headers, spec_key: str, *, auth: bool) -> None
         vary = [v.strip() for v in headers.get("vary", "").split(",") if v.strip()]
         if "*" not in vary and "proxy-authorization" not in (v.lower() for v in vary):
             headers["vary"] = ", ".join([*vary, "Proxy-Authorization"])
+
+
+def _take_back_policy(flow: http.HTTPFlow, resp: http.Response) -> None:
+    """Remove the fail-safe policy added before the body was seen (the page was filtered after all)."""
+    added = flow.metadata.pop(POLICY_KEY, None)
+    if added is None:
+        return
+    values = resp.headers.get_all("content-security-policy")
+    if added in values:
+        values.remove(added)
+        resp.headers.set_all("content-security-policy", values)
 
 
 def _response(flow: http.HTTPFlow) -> http.Response:

@@ -47,6 +47,8 @@ class Job:
     charset: str | None
     host: str | None
     timeout: float
+    #: The response said text/html (bytes that look binary are then HTML all the same, as a browser reads them).
+    declared_html: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,8 @@ def filter_page(job: Job) -> Outcome:
         if chain is None:
             return Outcome(reason="need-spec")
         store = _SITES.site(job.host) if _SITES is not None and job.host else None
-        result = chain.process(job.body, url=job.url, declared_encoding=job.charset, store=store)
+        result = chain.process(job.body, url=job.url, declared_encoding=job.charset, store=store,
+                               declared_html=job.declared_html)
     except _Interrupted:
         return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")
     except InputError as err:

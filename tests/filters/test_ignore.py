@@ -31,8 +31,9 @@ def test_paper_defaults():
     assert tags(page, "style") and tags(page, "form") and tags(page, "button")
     assert page.root.find(".//a[@href='/big']") is None  # image link left with no text
     assert page.root.get_element_by_id("tl") is not None
-    removed = state.record[-1]["measured"]["removed"]
-    assert removed["script"] == 1 and removed["non-link image"] == 1 and removed["image link"] == 1
+    secured, removed = (r["measured"]["removed"] for r in state.record if r.get("reason") in (
+        "what would run script", "kinds of tags this filter is set to ignore"))
+    assert secured["script"] == 1 and removed["non-link image"] == 1 and removed["image link"] == 1
 
 
 @pytest.mark.parametrize("setting, present_xpath", [
@@ -168,3 +169,45 @@ def test_script_attributes_walk_selects_what_the_xpath_selects():
     expected = [(v.getparent(), v.attrname, str(v)) for v in SCRIPT_ATTRIBUTES(root)]
     assert len(expected) >= 8
     assert script_attributes(root) == expected
+
+
+SENTENCES = " ".join(f"This is sentence number {i} of the fallback text." for i in range(40))
+
+
+@pytest.mark.parametrize("preset", ["declutter", "reader"])
+@pytest.mark.parametrize("html", [
+    # the rest of ignore is undone (nearly all text is an object's fallback), its script removal is not
+    f"<html><body><object><p>{SENTENCES}</p></object><script>alert(1)</script></body></html>",
+    # an attribute name lxml cannot look up, holding a script URL
+    '<html><body><p>Hello world text</p><i {x="javascript:alert(1)">x</i><script>alert(2)</script></body></html>',
+    # markup inside SVG's <style> is live markup to a browser
+    "<html><body><p>Hi there</p><svg><style><img src=x onerror=alert(1)></style></svg></body></html>",
+    "<html><body><p>Hi there</p><math><style><img src=x onerror=alert(1)></style></math></body></html>",
+    "<html><body><p>Hi there</p><svg><title><a href='javascript:alert(1)'>t</a></title></svg></body></html>",
+])
+def test_no_script_survives_a_revert_or_an_odd_page(preset, html):
+    from pagesieve import config as C
+
+    result = C.build_chain(C.load(None).resolve(preset)).process(html.encode())
+    out = result.body.decode().lower()
+    assert "<script" not in out and "onerror" not in out and "javascript:" not in out
+    assert result.content_security_policy == "script-src 'none'; object-src 'none'"
+    assert not [f for f in result.filters if f["status"] == "error"]
+
+
+def test_frames_content_is_not_counted_as_article_text_lost():
+    page, _, stats = run_filter("ignore", f"<html><body><iframe src=x><p>{SENTENCES}</p></iframe><p>shown</p></body></html>")
+    assert stats[0]["status"] == "ok" and not tags(page, "iframe")
+
+
+@pytest.mark.parametrize("settings, policy", [
+    ({}, "script-src 'none'; object-src 'none'"),
+    ({"embeds": False}, "script-src 'none'"),
+    ({"scripts": False}, None),
+])
+def test_fail_safe_policy_follows_the_settings(settings, policy):
+    from pagesieve import settings as S
+    from pagesieve.filters import FILTERS
+
+    cls = FILTERS["ignore"]
+    assert cls.fail_safe_policy(S.build(cls.Settings, settings, "filters.ignore")) == policy

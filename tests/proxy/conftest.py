@@ -110,7 +110,7 @@ def build_routes() -> dict[str, Route]:
     routes["/nocontent"] = Route(status=204)
     routes["/huge.html"] = Route(headers={"Content-Type": "text/html"},
                                  body=html_page("Huge", "<p>filler</p>" * (MAX_BODY // 12)))
-    for fault in ("raise", "raise-outside", "crash", "slow"):
+    for fault in ("raise", "raise-secure", "raise-outside", "crash", "slow"):
         routes[f"/fault/{fault}.html"] = Route(
             headers={"Content-Type": "text/html; charset=utf-8"},
             body=html_page(f"Fault {fault}", "This page makes a filter fail.",

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tests.proxy.conftest import Origin
+from tests.proxy.conftest import Origin, Route
 
 pytestmark = pytest.mark.proxy
 
@@ -59,3 +59,51 @@ def test_rendered_page_lacks_removed_elements(browser, routes):
         page.close()
     finally:
         other.close()
+
+
+RAN = "document.title = 'SCRIPT RAN'"
+STORY = "<div id=story><h1>Still here</h1>" + "<p>A sentence a person came to read on this page.</p>" * 20 + "</div>"
+
+
+def _script_pages() -> dict[str, Route]:
+    """Pages that once left the proxy with their scripts (or a live handler) although it removes scripts."""
+    html = {"Content-Type": "text/html; charset=utf-8"}
+
+    def page(body: str, head: str = "") -> bytes:
+        return f"<!doctype html><html><head><title>Quiet</title>{head}</head><body>{body}</body></html>".encode()
+
+    script = f"<script>{RAN}</script>"
+    return {
+        # the loss guard undoes ignore (nearly all text is an object's fallback): not its script removal
+        "/object.html": Route(headers=html, body=page(f"<object>{STORY}</object>{script}")),
+        # an attribute name lxml cannot look up made ignore fail
+        "/brace.html": Route(headers=html, body=page(f'<i {{x="javascript:{RAN}">i</i>{STORY}{script}')),
+        # markup in SVG's <style>: text to libxml2, a live <img onerror> to a browser
+        "/svg-style.html": Route(headers=html, body=page(f'{STORY}<svg><style><img src=/missing.png onerror="{RAN}">'
+                                                         f"</style></svg>")),
+        # a NUL byte made a text/html page "not HTML"
+        "/nul.html": Route(headers=html, body=page(f"<p>\x00</p>{STORY}{script}")),
+        # nested past the parser's depth limit: served unfiltered, under the policy
+        "/deep.html": Route(headers=html, body=page("<div>" * 5000 + STORY + script)),
+        # slower than the time limit: served unfiltered, under the policy
+        "/slow.html": Route(headers=html, body=page(f"{STORY}{script}", '<meta name="pagesieve-test" content="slow">')),
+    }
+
+
+@pytest.mark.parametrize("path, verdict", [
+    ("/object.html", "filtered;"), ("/brace.html", "filtered;"), ("/svg-style.html", "filtered;"),
+    ("/nul.html", "filtered;"), ("/deep.html", "unfiltered; reason=unparsable"),
+    ("/slow.html", "unfiltered; reason=timeout"),
+])
+def test_no_script_runs_through_a_failure(browser, path, verdict):
+    origin = Origin(_script_pages())
+    try:
+        page = browser.new_page()
+        response = page.goto(origin.url(path), wait_until="load")
+        page.wait_for_timeout(300)  # an image's error handler runs after load
+        assert response.headers["x-pagesieve"].startswith(verdict), response.headers["x-pagesieve"]
+        assert page.title() != "SCRIPT RAN"
+        assert "A sentence a person came to read" in page.inner_text("body")
+        page.close()
+    finally:
+        origin.close()

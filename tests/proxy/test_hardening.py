@@ -84,6 +84,7 @@ def test_gzip_bomb_is_not_inflated(one_worker, origin):
         with c.stream("GET", origin.url("/bomb.html")) as r:
             body = b"".join(r.iter_raw())
     assert r.headers["x-pagesieve"] == "unfiltered; reason=too-large"
+    assert r.headers["content-security-policy"] == "script-src 'none'; object-src 'none'"
     assert body == origin.routes["/bomb.html"].body
     assert peak_rss_mb(one_worker.proc.pid) < 900  # it reached 2.3 GB when the bomb was inflated
 
@@ -138,6 +139,7 @@ def test_an_overloaded_proxy_serves_pages_unfiltered_at_once(tmp_path, origin):
         t.join()
         assert r.headers["x-pagesieve"] == "unfiltered; reason=busy"
         assert r.content == NORMAL
+        assert r.headers["content-security-policy"] == "script-src 'none'; object-src 'none'"
         assert done == ["normal", "slow"]  # answered while the worker was still busy (TIMEOUT s)
         assert "reason=busy" in proxy.log_text()
         # Once the worker has interrupted the slow page (just after the time limit), pages are

@@ -3,7 +3,9 @@
 A page carrying ``<meta name="pagesieve-test" content="…">`` makes the worker misbehave, so the
 tests can check fail-open end to end through a real ``pagesieve run`` process:
 
-* ``raise``         the ``ignore`` filter raises (the chain's per-filter boundary undoes it);
+* ``raise``         the ``ignore`` filter raises (the chain's per-filter boundary undoes it, but for
+                    its script removal, a step of its own);
+* ``raise-secure``  that script removal raises (the page cannot be served filtered);
 * ``raise-outside`` ``Chain.process`` raises outside every filter boundary (the worker reports an error);
 * ``crash``         the worker process dies (``os._exit``);
 * ``slow``          the ``ignore`` filter sleeps 30 s (the proxy's time limit fires).
@@ -28,7 +30,12 @@ def _install():
         from pagesieve.filters.ignore import IgnoreFilter
     except Exception:  # noqa: BLE001 - not a pagesieve process: nothing to inject
         return
-    apply, process = IgnoreFilter.apply, Chain.process
+    apply, secure, process = IgnoreFilter.apply, IgnoreFilter.secure, Chain.process
+
+    def faulty_secure(self, page, ctx):
+        if _fault(page.root) == "raise-secure":
+            raise RuntimeError("injected fault in the script removal")
+        return secure(self, page, ctx)
 
     def faulty_apply(self, page, ctx):
         fault = _fault(page.root)
@@ -46,6 +53,7 @@ def _install():
         return process(self, data, **kw)
 
     IgnoreFilter.apply = faulty_apply
+    IgnoreFilter.secure = faulty_secure
     Chain.process = faulty_process
 
 
