@@ -20,8 +20,11 @@ proxy then serves it as it is) — never a silently shortened tree:
 * HTML5's void elements that HTML4 did not have (``<embed>``, ``<source>``, ``<track>``, ``<wbr>``…)
   are containers to libxml2: what follows one becomes its content, and a filter removing the
   element would take it along. Their content is put back after them, where a browser has it.
-* What libxml2 leaves after ``</body>`` goes into the body; after ``</html>`` it drops everything
-  that follows, so such a page is read by the HTML5 tree builder.
+* An element libxml2 keeps in ``<head>`` that a browser does not (an unknown or mangled tag) goes to
+  the body with what follows it, as a browser puts it.
+* What libxml2 leaves after ``</body>`` goes into the body. After ``</html>`` (and after an
+  ``<html .../>`` written as if it closed itself) it drops everything that follows, so such a page
+  is read by the HTML5 tree builder.
 * Inside SVG and MathML a browser parses ``<style>``, ``<title>``, ``<noscript>``… as markup (an
   ``<img onerror>`` there is a live element); libxml2 reads their content as text. A page where
   such content holds markup is read by the HTML5 tree builder.
@@ -191,12 +194,14 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     text = _XML_DECL.sub("", text, count=1)
     text = _close_runaway_title(text)
     root = _parse_text(text)
-    if _needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _foreign_markup(root):
+    if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _SELF_CLOSED_HTML.search(text)
+            or _foreign_markup(root)):
         root = _parse_text(LexborHTMLParser(text).html or "")
     _close_voids(root)
     body = root.find("body")
     if body is None:
         body = etree.SubElement(root, "body")  # the tree now has a body, as browsers would give it
+    _head_breakout(root, body)
     _after_body_into_body(body)
     _merge_body_attributes(root, text)
     return Page(root=root, encoding=encoding, url=url)
@@ -247,6 +252,9 @@ def _parse_text(text: str) -> HtmlElement:
 #: a stray end tag inside a paragraph): HTML5 puts it in the body, libxml2 drops everything that follows.
 _AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*(?:[^\s<]|<[a-z])", re.I | re.S)
 
+#: ``<html ... />``: browsers ignore the slash; libxml2 ends the document there and drops the whole page.
+_SELF_CLOSED_HTML = re.compile(r"<html\b[^<>]*/\s*>", re.I)
+
 #: HTML5's void elements that libxml2's HTML4 tables do not know as empty: it makes what follows them
 #: their content (``<embed><p>b</p>`` puts the paragraph inside the embed, and removing the embed
 #: would take it along). ``image`` is read as ``img`` by browsers.
@@ -290,6 +298,25 @@ def _close_voids(root: HtmlElement) -> None:
             moved[-1].tail = (moved[-1].tail or "") + (after or "") or None
         else:
             el.tail = (text or "") + (after or "") or None
+
+
+#: What a browser keeps in ``<head>``; anything else there (a custom or mangled element) closes the head,
+#: and it and everything after it go to the body.
+HEAD_TAGS = frozenset({"base", "basefont", "bgsound", "link", "meta", "title", "noscript", "noframes", "style",
+                       "script", "template"})
+
+
+def _head_breakout(root: HtmlElement, body: HtmlElement) -> None:
+    """Move what libxml2 kept in ``<head>`` but a browser shows in the body (an element it does not know,
+    ``<my-widget>`` or a tag mangled into ``<met<meta``, and what follows it) to the start of the body."""
+    head = root.find("head")
+    if head is None:
+        return
+    start = next((i for i, el in enumerate(head) if isinstance(el.tag, str) and el.tag not in HEAD_TAGS), None)
+    if start is None:
+        return
+    for offset, el in enumerate(list(head)[start:]):
+        body.insert(offset, el)
 
 
 def _after_body_into_body(body: HtmlElement) -> None:

@@ -4,8 +4,10 @@ A case is a real corpus page with mutations a hostile or broken site produces: t
 byte flips, tag soup, deep nesting, control characters, odd attributes and wrong charsets.
 :func:`check` runs one case through a built chain and returns what went wrong (None when every
 property holds): no exception but :class:`InputError` escapes, no case runs past its time
-bound, no filter raises (the chain would undo it and serve the page without that filter), and a
-page whose body has text never comes back without text.
+bound, no filter raises (the chain would undo it and serve the page without that filter), nothing
+in the output would run script (read as a browser reads it) and it carries the policy that forbids
+scripts, the parser loses no text a browser shows, and a page whose body has text never comes back
+without text.
 """
 
 from __future__ import annotations
@@ -124,6 +126,56 @@ def body_text(html: bytes, encoding: str | None = "utf-8") -> str:
     return " ".join(page.body.text_content().split())
 
 
+#: Words of a page's body a browser shows that the parser may miss before it counts as text lost (the
+#: two tree builders differ on where some text of tag soup goes, not on whether it is there).
+PARSE_LOSS_WORDS = 20
+PARSE_LOSS_SHARE = 0.02
+#: Attributes whose value a browser follows or loads as a URL (a script URL there runs).
+URL_ATTRIBUTES = ("href", "src", "action", "formaction", "data", "xlink:href", "poster", "background")
+_URL_NOISE = {c: None for c in range(0x21)}
+
+
+def browser_words(data: bytes, encoding: str | None) -> list[str]:
+    """The words of the body as a browser builds it (an HTML5 tree builder), scripts and styles aside."""
+    tree = LexborHTMLParser(data.decode(encoding or detect_encoding(data, None), "replace"))
+    # a frame's content, and what stands in for frames and embeds where they work, is never shown
+    tree.strip_tags(["script", "style", "noscript", "template", "title", "iframe", "noembed", "noframes"])
+    return (tree.body.text(separator=" ") if tree.body is not None else "").split()
+
+
+def parse_loss(data: bytes) -> str | None:
+    """What of the body a browser shows the parser lost (None: nothing beyond the tolerance)."""
+    from collections import Counter
+
+    try:
+        page = parse(data)
+    except InputError:
+        return None  # refused: the proxy serves the original bytes
+    for skip in page.root.xpath("//script|//style|//noscript|//template|//title|//iframe|//noembed|//noframes"):
+        skip.drop_tree()
+    ours = Counter(" ".join(page.body.itertext()).split())
+    theirs = Counter(browser_words(data, page.encoding))
+    lost = sum((theirs - ours).values())
+    if lost > max(PARSE_LOSS_WORDS, PARSE_LOSS_SHARE * sum(theirs.values())):
+        return f"text lost in parsing: {lost} of {sum(theirs.values())} words a browser shows"
+    return None
+
+
+def executable(html: bytes, encoding: str) -> str | None:
+    """What in ``html`` would run script in a browser (read as a browser reads it), or None."""
+    tree = LexborHTMLParser(html.decode(encoding, "replace"))
+    for node in tree.root.traverse() if tree.root is not None else ():
+        if node.tag == "script":
+            return "a <script> element"
+        for name, value in (node.attributes or {}).items():
+            if name.startswith("on") or name == "srcdoc":
+                return f"a {name} attribute on <{node.tag}>"
+            if name in URL_ATTRIBUTES and (value or "").translate(_URL_NOISE).lower().startswith(
+                    ("javascript:", "vbscript:")):
+                return f"a script URL in {name} of <{node.tag}>"
+    return None
+
+
 def check(chain, data: bytes) -> str | None:
     """What went wrong with ``data`` through ``chain`` (None when every property holds)."""
     previous = signal.signal(signal.SIGPROF, _alarm)
@@ -143,6 +195,15 @@ def check(chain, data: bytes) -> str | None:
     if result.failed:  # fail-open worked, but a filter that raises on a page is a defect too
         errors = [r["reason"] for r in result.record if r.get("action") == "error"]
         return f"filter failed: {', '.join(result.failed)}: {'; '.join(errors)[:300]}"
+    if result.media_type == "text/html" and any(getattr(f, "secures", False) for f in getattr(chain, "filters", ())):
+        if not result.content_security_policy or "script-src 'none'" not in result.content_security_policy:
+            return "served without the policy that forbids scripts"
+        found = executable(result.body, result.encoding)
+        if found:
+            return f"executable content left: {found}"
+    lost = parse_loss(data)
+    if lost:
+        return lost
     try:
         if result.media_type == "text/plain":
             after = " ".join(result.body.decode(result.encoding).split())
@@ -150,7 +211,8 @@ def check(chain, data: bytes) -> str | None:
             after = body_text(result.body, result.encoding)
         if after:
             return None
-        before = body_text(data, None)  # only when the output has none; charset sniffed, as the chain does
+        # only when the output has none: the body's text as a browser shows it (charset sniffed, as the chain does)
+        before = " ".join(browser_words(data, None))
     except Exception as err:  # noqa: BLE001 - parse raised on the output or the input: a finding, not a crash
         return f"escaped from parse: {type(err).__name__}: {err}"
     if len(before) >= 200:

@@ -297,3 +297,13 @@ def test_a_declared_html_page_with_nul_bytes_is_html():
         parse(b"<p>a\x00b</p>")
     page = parse(b"<p>a\x00b</p>", declared_html=True)
     assert page.root.find(".//p").text == "ab"
+
+
+@pytest.mark.parametrize("html", [
+    b'<html lang=en /><head><title>t</title></head><body><p>body text</p></body></html>',
+    b"<html><head><title>t</title><my-widget>body text</my-widget></head><body><p>more</p></body></html>",
+    b'<html><head><title>t</title><met<meta charset="x">a name="body text"></head><body><p>more</p></body></html>',
+])
+def test_what_a_browser_shows_in_the_body_is_in_the_body(html):
+    page = parse(html)
+    assert "body text" in " ".join(page.root.find("body").itertext())

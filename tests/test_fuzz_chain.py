@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 from pagesieve import config as C
 from pagesieve.chain import ChainResult
-from tests.fuzz_pages import check, mutated_page, seed_pages
+from tests.fuzz_pages import check, executable, mutated_page, parse_loss, seed_pages
 
 CASES = int(os.environ.get("PAGESIEVE_FUZZ_CASES", "60"))
 PAGES = seed_pages()
@@ -62,3 +62,47 @@ def test_check_finds_an_escape_and_lost_text():
     page = b"<html><body><p>" + b"word " * 60 + b"</p></body></html>"
     assert check(Raises(), page) == "escaped: KeyError: 'boom'"
     assert check(Empties(), page).startswith("text lost: 299 characters")
+
+
+@pytest.mark.parametrize("html, found", [
+    (b"<p onclick=x()>a</p>", "a onclick attribute on <p>"),
+    (b"<svg><style><img src=x onerror=a()></style></svg>", "a onerror attribute on <img>"),
+    (b"<a href=' java\tscript:a()'>a</a>", "a script URL in href of <a>"),
+    (b"<iframe srcdoc='<b>'></iframe>", "a srcdoc attribute on <iframe>"),
+    (b"<p>a</p><script>x</script>", "a <script> element"),
+    (b"<p>a <a href=/b>b</a></p><img src=c.png>", None),
+])
+def test_executable_content_is_found_as_a_browser_reads_it(html, found):
+    assert executable(html, "utf-8") == found
+
+
+def test_a_script_left_or_a_missing_policy_is_a_finding():
+    class Leaves:
+        filters = [type("Secures", (), {"secures": True})()]
+
+        def __init__(self, policy, body):
+            self.policy, self.body = policy, body
+
+        def process(self, data, url=None):
+            return ChainResult(body=self.body, media_type="text/html", encoding="utf-8", record=[], filters=[],
+                               ms=0.0, content_security_policy=self.policy)
+
+    page = b"<html><body><p>" + b"word " * 60 + b"</p></body></html>"
+    assert check(Leaves(None, page), page) == "served without the policy that forbids scripts"
+    scripted = page.replace(b"<p>", b"<p onclick=x()>")
+    assert check(Leaves("script-src 'none'", scripted), page) == "executable content left: a onclick attribute on <p>"
+    assert check(Leaves("script-src 'none'", page), page) is None
+
+
+def test_text_a_browser_shows_but_the_parser_loses_is_a_finding(monkeypatch):
+    import tests.fuzz_pages as F
+
+    page = b"<html><body><p>First. </html>" + b"second " * 60 + b"</p></body></html>"
+    assert parse_loss(page) is None  # read as a browser reads it
+    real = F.parse
+
+    def html4_only(data, **kw):  # the parser as it was: text after a stray </html> dropped
+        return real(data.split(b"</html>")[0], **kw)
+
+    monkeypatch.setattr(F, "parse", html4_only)
+    assert parse_loss(page) == "text lost in parsing: 60 of 61 words a browser shows"
