@@ -28,7 +28,8 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
 * **with / w/out** (WCXB ``meta.with`` / ``meta.without``): the share of the snippets that must be kept
   whose words occur, in order, in the output; the share of those that must not be kept that do not.
 * **head**: the headline check on article pages (``meta.page_type`` article, or no page type): the
-  page's headline (``filters.article.page_headline``: schema.org/og:title, else its first ``<h1>``)
+  page's headline (``filters.article.page_headline``: schema.org/og:title, else the heading that says
+  what the ``<title>`` says, else its first ``<h1>``)
   is the output's first heading. The headline and byline the reader put first (classes
   ``pagesieve-headline``, ``pagesieve-byline``) are then left out of the scored text, as the title is.
 * **by page type**: P, R, F1 per ``meta.page_type``; **page-type detection**: the share of pages
