@@ -28,7 +28,8 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
 * **with / w/out** (WCXB ``meta.with`` / ``meta.without``): the share of the snippets that must be kept
   whose words occur, in order, in the output; the share of those that must not be kept that do not.
 * **head**: the headline check on article pages (``meta.page_type`` article, or no page type): the
-  page's headline (``filters.article.page_headline``: schema.org/og:title, else its first ``<h1>``)
+  page's headline (``filters.article.page_headline``: schema.org/og:title, else the heading that says
+  what the ``<title>`` says, else its first ``<h1>``)
   is the output's first heading. The headline and byline the reader put first (classes
   ``pagesieve-headline``, ``pagesieve-byline``) are then left out of the scored text, as the title is.
 * **by page type**: P, R, F1 per ``meta.page_type``; **page-type detection**: the share of pages
@@ -39,6 +40,11 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
   median and 95th percentile milliseconds per page.
 * errors: pages whose processing raised (scored as empty output, P = R = F1 = 0) and pages on
   which a filter failed and was rolled back (``filter_errors``; scored as they came out).
+
+``--compare BEFORE.json`` (a report written earlier with ``--json``) prints, per corpus and preset, the
+mean F1 and recall before and now over the pages scored in both, and lists the pages whose F1 or recall
+moved by more than ``--moved`` (0.2) either way: a change that lifts a corpus's mean may still break
+pages, and a fix for one page should be seen to move that page.
 
 A progress bar goes to stderr only when stderr is a terminal.
 """
@@ -520,6 +526,126 @@ def format_corpora(corpora: list[CorpusResult], breakdown: bool = True) -> str:
     return "\n".join(lines)
 
 
+#: ``pagesieve eval --compare``: a page is listed when its F1 or recall moved by more than this, either way
+#: (a page that changed its kept block, not one that gained or lost a line).
+MOVED = 0.2
+
+
+@dataclass
+class Moved:
+    """One page whose F1 or recall moved by more than the bound between two eval reports."""
+
+    id: str
+    f1_before: float
+    f1_after: float
+    r_before: float
+    r_after: float
+    type: str | None = None
+
+
+@dataclass
+class Comparison:
+    """One corpus and preset of a report against an earlier one: the means over the pages scored in
+    both, and the pages that moved. ``found`` False: the earlier report has no such corpus and preset."""
+
+    corpus: str
+    preset: str
+    found: bool = False
+    pages: int = 0
+    f1_before: float | None = None
+    f1_after: float | None = None
+    r_before: float | None = None
+    r_after: float | None = None
+    moved: list[Moved] = field(default_factory=list)
+
+
+def report_runs(report: Any, source: str = "report") -> dict[tuple[str, str], list[dict]]:
+    """The per-page scores of an eval JSON report (``pagesieve eval --json``, one dataset or several),
+    keyed by (corpus folder name, preset). :class:`InputError` when ``report`` is not one."""
+    datasets = report.get("datasets") if isinstance(report, dict) else None
+    if isinstance(report, dict) and not isinstance(datasets, dict) and isinstance(report.get("presets"), dict):
+        datasets = {str(report.get("dataset") or ""): {"presets": report["presets"]}}  # the single-dataset shape
+    if not isinstance(datasets, dict):
+        raise InputError(f"{source}: not an eval report (pagesieve eval --json): no datasets or presets")
+    out = {}
+    for path, body in datasets.items():
+        presets = body.get("presets") if isinstance(body, dict) else None
+        if not isinstance(presets, dict):
+            raise InputError(f"{source}: dataset {path!r} has no presets")
+        for preset, result in presets.items():
+            pages = result.get("per_page") if isinstance(result, dict) else None
+            if not isinstance(pages, list):
+                raise InputError(f"{source}: {path} / {preset} has no per-page scores (written by an older eval?)")
+            out[(Path(path).name, str(preset))] = [p for p in pages if isinstance(p, dict) and "id" in p]
+    return out
+
+
+def load_report(path: str | Path) -> dict[tuple[str, str], list[dict]]:
+    """:func:`report_runs` of the JSON file at ``path``; :class:`InputError` naming the file when it
+    cannot be read or is not an eval report."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror or err}") from err
+    except ValueError as err:
+        raise InputError(f"{path}: not JSON ({err})") from err
+    return report_runs(data, str(path))
+
+
+def compare_runs(before: dict[tuple[str, str], list[dict]], after: dict[tuple[str, str], list[dict]],
+                 moved: float = MOVED) -> list[Comparison]:
+    """Per corpus and preset of ``after`` (:func:`report_runs` shapes): the mean F1 and recall over the
+    pages scored in both reports, and the pages whose F1 or recall moved by more than ``moved`` either
+    way, the largest F1 change first. A page scored in one report only is not compared."""
+    out = []
+    for (corpus, preset), pages in after.items():
+        c = Comparison(corpus, preset)
+        out.append(c)
+        old = before.get((corpus, preset))
+        if old is None:
+            continue
+        c.found = True
+        old_by_id = {str(p["id"]): p for p in old if "f1" in p}
+        both = [(old_by_id[str(p["id"])], p) for p in pages if "f1" in p and str(p["id"]) in old_by_id]
+        c.pages = len(both)
+        if both:
+            c.f1_before = statistics.fmean(a["f1"] for a, _ in both)
+            c.f1_after = statistics.fmean(b["f1"] for _, b in both)
+            c.r_before = statistics.fmean(a["r"] for a, _ in both)
+            c.r_after = statistics.fmean(b["r"] for _, b in both)
+        c.moved = [Moved(str(b["id"]), a["f1"], b["f1"], a["r"], b["r"], b.get("type"))
+                   for a, b in both if abs(b["f1"] - a["f1"]) > moved or abs(b["r"] - a["r"]) > moved]
+        c.moved.sort(key=lambda m: (-abs(m.f1_after - m.f1_before), m.id))
+    return out
+
+
+def format_comparison(comparisons: list[Comparison], source: str, moved: float = MOVED) -> str:
+    """The table of :func:`compare_runs`: a row per corpus and preset, then its moved pages."""
+    def d(a: float | None, b: float | None) -> str:
+        return f"{b - a:>+8.4f}" if a is not None and b is not None else f"{'-':>8}"
+
+    head = (f"{'corpus':<16} {'preset':<20} {'pages':>5} {'F1 before':>9} {'after':>7} {'change':>8} "
+            f"{'R before':>8} {'after':>7} {'change':>8} {'moved':>5}")
+    lines = [f"against {source} (pages scored in both; moved: F1 or recall changed by more than {moved:g})",
+             head, "-" * len(head)]
+    for c in comparisons:
+        if c.f1_before is None or c.f1_after is None or c.r_before is None or c.r_after is None:
+            lines.append(f"{c.corpus[:16]:<16} {c.preset[:20]:<20} "
+                         + ("no page scored in both" if c.found else f"not in {source}"))
+            continue
+        lines.append(f"{c.corpus[:16]:<16} {c.preset[:20]:<20} {c.pages:>5} {c.f1_before:>9.4f} {c.f1_after:>7.4f} "
+                     f"{d(c.f1_before, c.f1_after)} {c.r_before:>8.4f} {c.r_after:>7.4f} {d(c.r_before, c.r_after)} "
+                     f"{len(c.moved):>5}")
+    for c in comparisons:
+        if c.moved:
+            lines += ["", f"{c.corpus} / {c.preset}: {len(c.moved)} page(s) moved"]
+            for m in c.moved:
+                kind = f"  ({m.type})" if m.type else ""
+                lines.append(f"  {m.id[:40]:<40} F1 {m.f1_before:.3f} -> {m.f1_after:.3f}  "
+                             f"R {m.r_before:.3f} -> {m.r_after:.3f}{kind}")
+    return "\n".join(lines)
+
+
 def cmd_eval(args) -> int:
     from pagesieve import config as C
 
@@ -528,9 +654,14 @@ def cmd_eval(args) -> int:
     names = list(args.presets or cfg.presets)
     _check(cfg, names, overrides)
     dirs = [d for given in args.dataset for d in datasets_in(given)]
+    before = load_report(args.compare) if args.compare else None  # a bad report fails before any work
     corpora = [evaluate_corpus(d, names, limit=args.limit, progress=sys.stderr.isatty(), overrides=overrides, cfg=cfg)
                for d in dirs]
     print(format_corpora(corpora))
+    if before is not None:
+        after = {(c.name, r.preset): r.per_page for c in corpora for r in c.presets}
+        print()
+        print(format_comparison(compare_runs(before, after, args.moved), args.compare, args.moved))
     if args.json:
         payload: dict[str, Any] = {"datasets": {str(d): {"pagetype_accuracy": c.pagetype_accuracy,
                                          "pagetype_by_type": c.pagetype_by_type,
@@ -553,6 +684,16 @@ def _positive(value: str) -> int:
     return n
 
 
+def _share(value: str) -> float:
+    try:
+        x = float(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {value!r}") from err
+    if not 0 <= x <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {value!r}")
+    return x
+
+
 def add_parser(sub) -> None:
     """The ``eval`` sub-command (called by :mod:`pagesieve.cli`)."""
     p = sub.add_parser("eval", help="score presets against pages with known main text")
@@ -563,6 +704,11 @@ def add_parser(sub) -> None:
     p.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
                    help="override one setting for every preset, e.g. filters.link_density.precise_la=30")
     p.add_argument("--limit", metavar="N", type=_positive, help="score only the first N pages of each dataset")
+    p.add_argument("--compare", metavar="BEFORE.json",
+                   help="an earlier report of --json: print the change of F1 and recall per corpus and preset "
+                        "and list the pages that moved")
+    p.add_argument("--moved", metavar="D", type=_share, default=MOVED,
+                   help=f"with --compare: list a page when its F1 or recall moved by more than D (default {MOVED})")
     p.add_argument("dataset", metavar="DATASET_DIR", nargs="+",
                    help="a directory with pages/<id>.html and truth.jsonl, or a directory of such directories "
                         "(every corpus in one table)")
@@ -571,4 +717,5 @@ def add_parser(sub) -> None:
 
 __all__: list[str] = ["tokens", "prf", "noise_removed", "load_dataset", "evaluate", "evaluate_corpus", "run_preset",
                       "format_table", "format_corpora", "datasets_in", "snippet_found", "headline_matches",
-                      "add_parser", "PresetResult", "CorpusResult", "Sample"]
+                      "add_parser", "PresetResult", "CorpusResult", "Sample", "report_runs", "load_report",
+                      "compare_runs", "format_comparison", "Comparison", "Moved", "MOVED"]

@@ -1,6 +1,6 @@
 """What a page says about itself in its metadata, read once from the page as parsed.
 
-The page's headline (schema.org ``headline``, ``og:title``: :func:`pagesieve.filters.article.page_headline`),
+The page's headline (schema.org ``headline``, ``og:title``, ``<title>``: :func:`pagesieve.filters.article.page_headline`),
 its byline (``author`` and publication date ``<meta>``) and its declared types (schema.org ``@type`` in
 JSON-LD and microdata, ``og:type``: :mod:`pagesieve.pagetype`) live in ``<meta>`` elements and
 ``<script type=application/ld+json>``. The ``ignore`` filter, first in every chain, removes both; a
@@ -28,7 +28,7 @@ from pagesieve import dom
 _KEY = "pagemeta"
 
 #: The elements a scan collects from the whole document, and those it collects inside ``<body>``.
-_DOC_TAGS = ("meta", "script")
+_DOC_TAGS = ("meta", "script", "title")
 _BODY_TAGS = ("h1", "h2", "button", "form", "input")
 _ALL_TAGS = _DOC_TAGS + _BODY_TAGS
 #: Microdata types (``itemtype``), in document order. The owner-of-attribute form: faster in libxml2.
@@ -42,22 +42,24 @@ class Scan:
     ``metas``: ``(name, property, itemprop, content)`` of every ``<meta>`` of the document, in
     document order; ``jsonld``: the parsed content of every ``<script type="application/ld+json">``
     that parses (in document order; the others are left out, as the readers skipped them);
-    ``itemtypes``: every ``itemtype`` value; ``h1``, ``h2``, ``controls`` (``<button>``, ``<form>``,
+    ``itemtypes``: every ``itemtype`` value; ``title``: the text of the document's first ``<title>``
+    that is not an ``<svg>``'s (whitespace collapsed; "" when it has none); ``h1``, ``h2``, ``controls`` (``<button>``, ``<form>``,
     ``<input>``): those elements inside the page's ``<body>`` (:func:`pagesieve.dom.body_of`).
 
     Like the XPaths it replaces (``//meta[...]``), ``<meta>``, scripts and ``itemtype`` are looked
     for in the whole document of ``root``, the headings and controls in ``body_of(root)`` only.
     """
 
-    __slots__ = ("metas", "jsonld", "itemtypes", "h1", "h2", "controls")
+    __slots__ = ("metas", "jsonld", "itemtypes", "title", "h1", "h2", "controls")
 
     def __init__(self, root) -> None:
         metas: list[tuple[str | None, str | None, str | None, str | None]] = []
         scripts: list = []
+        titles: list = []
         h1: list = []
         h2: list = []
         controls: list = []
-        lists = {"script": scripts, "h1": h1, "h2": h2, "button": controls, "form": controls, "input": controls}
+        lists = {"script": scripts, "title": titles, "h1": h1, "h2": h2, "button": controls, "form": controls, "input": controls}
         top = root.getroottree().getroot()
         body = dom.body_of(root)
         # One walk in C over the tree, split where the body starts: the body's subtree with every
@@ -87,6 +89,9 @@ class Scan:
         self.metas = metas
         self.jsonld = jsonld
         self.itemtypes: list[str] = ITEMTYPES(top)
+        # The document's title: the first <title> in document order that is not an <svg> image's own.
+        title = next((t for t in titles if not any(a.tag == "svg" for a in t.iterancestors())), None)
+        self.title = " ".join(title.text_content().split()) if title is not None else ""
         self.h1, self.h2, self.controls = h1, h2, controls
 
     def content(self, keys: frozenset[tuple[str, str]]) -> list[str]:

@@ -195,3 +195,73 @@ def test_eval_counts_pages_made_noisier_and_recall_without_the_list(typed_datase
     (d,) = evaluate_corpus(typed_dataset, ["declutter"], overrides=every).presets
     assert d.noisier == 1 and d.per_page[0]["noise_removed"] < 0
     assert d.per_page[0]["r_no_list"] == d.per_page[0]["r"]  # the menu held no main text
+
+
+def _run(*pages: tuple[str, float, float]) -> list[dict]:
+    return [{"id": pid, "p": 1.0, "r": r, "f1": f} for pid, f, r in pages]
+
+
+def test_compare_lists_pages_moved_by_more_than_the_bound_either_way():
+    from pagesieve.evaluate import compare_runs
+    before = {("wcxb", "reader"): _run(("up", 0.3, 0.9), ("down", 0.9, 0.9), ("recall", 0.8, 0.95),
+                                       ("still", 0.5, 0.5), ("edge", 0.5, 0.5), ("gone", 0.1, 0.1))}
+    after = {("wcxb", "reader"): _run(("up", 0.9, 0.9), ("down", 0.6, 0.9), ("recall", 0.75, 0.7),
+                                      ("still", 0.6, 0.6), ("edge", 0.7, 0.3), ("new", 0.9, 0.9))
+             + [{"id": "unscored"}],
+             ("wcxb", "declutter"): _run(("up", 0.5, 1.0))}
+    reader, declutter = compare_runs(before, after)
+    # F1 up .6, F1 down .3, recall down .25; .1 is not a move, nor exactly .2 (not more than it)
+    assert [m.id for m in reader.moved] == ["up", "down", "recall"]
+    assert reader.moved[1].f1_before == 0.9 and reader.moved[1].f1_after == 0.6
+    assert reader.pages == 5  # "gone" and "new" are scored in one report only
+    assert reader.f1_before == pytest.approx((0.3 + 0.9 + 0.8 + 0.5 + 0.5) / 5)
+    assert reader.f1_after == pytest.approx((0.9 + 0.6 + 0.75 + 0.6 + 0.7) / 5)
+    assert not declutter.found and declutter.f1_before is None and not declutter.moved
+    assert [m.id for m in compare_runs(before, after, moved=0.05)[0].moved] == ["up", "down", "edge", "still",
+                                                                                 "recall"]
+
+
+def test_report_runs_reads_both_report_shapes_and_refuses_others():
+    from pagesieve.evaluate import report_runs
+    pages = _run(("a", 0.5, 0.5))
+    many = {"datasets": {"/x/corpus-one": {"presets": {"reader": {"f1": 0.5, "per_page": pages}}}}}
+    assert report_runs(many) == {("corpus-one", "reader"): pages}
+    one = {"dataset": "/y/corpus-two", "presets": {"reader": {"per_page": pages}}}
+    assert report_runs(one) == {("corpus-two", "reader"): pages}
+    with pytest.raises(InputError, match="not an eval report"):
+        report_runs({"scrapinghub": {"trafilatura": {"per_page": pages}}})
+    with pytest.raises(InputError, match="no per-page scores"):
+        report_runs({"datasets": {"/x/c": {"presets": {"reader": {"f1": 0.5}}}}})
+
+
+def test_cli_compare_prints_changes_and_moved_pages(dataset, tmp_path, capsys):
+    first = tmp_path / "before.json"
+    assert cli.main(["eval", str(dataset), "--preset", "declutter", "--json", str(first)]) == 0
+    capsys.readouterr()
+    assert cli.main(["eval", str(dataset), "--preset", "declutter", "--compare", str(first)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith(dataset.name[:16]) and "+0.0000" in line)
+    assert row.split()[-1] == "0" and "page(s) moved" not in out
+    worse = json.loads(first.read_text())
+    good = next(p for p in worse["datasets"][str(dataset)]["presets"]["declutter"]["per_page"] if p["id"] == "good")
+    good["f1"], good["r"] = 0.5, 0.6  # as if the page had been scored lower before
+    first.write_text(json.dumps(worse))
+    assert cli.main(["eval", str(dataset), "--preset", "declutter", "--compare", str(first)]) == 0
+    out = capsys.readouterr().out
+    assert "declutter: 1 page(s) moved" in out
+    assert any(line.split()[:2] == ["good", "F1"] and "0.500 -> 1.000" in line and "0.600 -> 1.000" in line
+               for line in out.splitlines())
+
+
+def test_cli_compare_with_a_bad_report_is_one_line_error_before_any_work(dataset, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert cli.main(["eval", str(dataset), "--preset", "declutter", "--compare", str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("pagesieve: error: ") and "not JSON" in captured.err
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert cli.main(["eval", str(dataset), "--compare", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["eval", str(dataset), "--compare", str(bad), "--moved", "2"])
+    assert stop.value.code == 2 and "expected a number from 0 to 1" in capsys.readouterr().err

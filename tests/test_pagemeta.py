@@ -106,6 +106,16 @@ def test_scan_reads_what_the_xpaths_read(root):
     assert scan.h1 == list(body.iter("h1"))
     assert scan.h2 == list(body.iter("h2"))
     assert scan.controls == list(body.iter("button", "form", "input"))
+    title = next((t for t in root.getroottree().getroot().iter("title")
+                  if not any(a.tag == "svg" for a in t.iterancestors())), None)
+    assert scan.title == (" ".join(title.text_content().split()) if title is not None else "")
+
+
+def test_scan_title_is_the_documents_not_an_svg_images():
+    page = parse(b"<html><body><svg><title>Icon</title></svg><h1>x</h1></body></html>")
+    assert pagemeta.Scan(page.root).title == ""
+    page = parse(b"<html><head><title> Story \n | Site </title></head><body><svg><title>Icon</title></svg></body></html>")
+    assert pagemeta.Scan(page.root).title == "Story | Site"
 
 
 def test_page_metadata_from_the_scan():

@@ -102,8 +102,11 @@ listings, collections, product and documentation pages the link-density cleanup 
 is off (the item lists and tables of contents are the content).
 
 **Headline first** (issue 15: a reader view without the headline fails its user): the page's headline
-(``article.page_headline``: schema.org ``headline`` / ``og:title``, as the page's own ``<h1>`` when
-one says the same, else its first ``<h1>``) becomes the output's one ``<h1>``, put before the kept
+(``article.page_headline``: schema.org ``headline`` / ``og:title``, as the page's own ``<h1>`` — or
+one of its first ``<h2>`` — when one says the same; else the page's heading that says what its
+``<title>`` says; else its first ``<h1>``. A heading that says what the metadata or the title says wins
+over an ``<h1>`` that does not: that one is the site's name, as on a blog whose ``<h1>`` is its name
+and whose post's title is an ``<h2>``) becomes the output's one ``<h1>``, put before the kept
 content (class ``pagesieve-headline``); the page's own copy inside the content goes, any other
 ``<h1>`` inside becomes an ``<h2>``. After it, the byline and date from the page's metadata
 (``author``, ``article:published_time``) when it has them (class ``pagesieve-byline``).

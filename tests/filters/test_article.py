@@ -1,5 +1,7 @@
 """The paper's article-subtree rule: paragraph sums, the 500-character threshold, the first in DOM."""
 
+import pytest
+
 from pagesieve import dom
 from pagesieve.filters.article import paragraph_sums
 from tests.conftest import run_filter
@@ -107,3 +109,55 @@ def test_corpus_articles_are_found(corpus):
             recall.append(sum(w in got for w in want) / len(want))
     assert found >= 50, found
     assert sum(recall) / len(recall) >= 0.6, sum(recall) / len(recall)
+
+
+def _headline_of(head: str, body: str):
+    from pagesieve.document import parse
+    from pagesieve.filters.article import page_headline
+
+    got = page_headline(parse(f"<html><head>{head}</head><body>{body}</body></html>".encode()).root)
+    return (got.text, got.source, got.element is not None) if got is not None else None
+
+
+SITE_H1 = "<h1><a href='/blog'>Rand's Blog</a></h1>"
+
+
+@pytest.mark.parametrize("head, body, expected", [
+    # a blog's template: the site's name is the <h1>, the post's title an <h2> that the <title> holds
+    ("<title>Making Email More Scalable « Rand's Blog</title>",
+     f"{SITE_H1}<h2>Making Email More Scalable</h2><h2>34 comments</h2>",
+     ("Making Email More Scalable", "<h2> matching the <title>", True)),
+    ("<meta property='og:title' content=\"Making Email More Scalable « Rand's Blog\">",
+     f"{SITE_H1}<h2>Making Email More Scalable</h2>",
+     ("Making Email More Scalable", "<h2> matching the og:title", True)),
+    # an <h1> that says what the <title> says wins over an <h2> that does too, and over an earlier <h1>
+    ("<title>Storm hits the coast | Daily</title>", "<h1>Storm hits the coast</h1><h2>Storm hits the coast</h2>",
+     ("Storm hits the coast", "<h1> matching the <title>", True)),
+    ("<title>Storm hits the coast | Daily</title>", "<h1>Daily</h1><h1>Storm hits the coast</h1>",
+     ("Storm hits the coast", "<h1> matching the <title>", True)),
+    # an <h2> with a word the title lacks is not the title less the site's name: the first <h1> stays
+    ("<title>Spanish Materials - The Center for Language Learning</title>",
+     "<h1>Materials</h1><h2>Center for Language Teaching and Learning</h2>",
+     ("Materials", "first <h1>", True)),
+    # an <h2> holding under half the title's words is a section's, not the headline
+    ("<title>Storm hits the coast at dawn | Daily</title>", "<h1>Daily</h1><h2>Storm</h2>",
+     ("Daily", "first <h1>", True)),
+    # an <h1> restating the <h2> (the story's title over a section that repeats it) stays the headline:
+    # with metadata, the metadata's words as before
+    ("<meta property='og:title' content='How Fast Do Skateboards Go? Top Speeds Revealed'>",
+     "<h1>How Fast Does a Skateboard Go? Speeds Revealed</h1><h2>How Fast Do Skateboards Go</h2>",
+     ("How Fast Do Skateboards Go? Top Speeds Revealed", "og:title", False)),
+    # only the first three <h2> may be the headline
+    ("<title>Making Email More Scalable « Rand's Blog</title>",
+     f"{SITE_H1}<h2>One</h2><h2>Two</h2><h2>Three</h2><h2>Making Email More Scalable</h2>",
+     ("Rand's Blog", "first <h1>", True)),
+    # no <h1>: the <h2> that says what the title says
+    ("<title>Walking as a way of life</title>", "<h2>Walking as a way of life</h2>",
+     ("Walking as a way of life", "<h2> matching the <title>", True)),
+    # nothing says what the title says, or no title: the first <h1>, else none
+    ("<title>Welcome</title>", "<h1>Our story</h1><h2>Products</h2>", ("Our story", "first <h1>", True)),
+    ("", "<h1>Our story</h1>", ("Our story", "first <h1>", True)),
+    ("<title>Welcome</title>", "<h2>Products</h2>", None),
+])
+def test_page_headline_prefers_the_heading_that_says_the_title_to_a_site_name_h1(head, body, expected):
+    assert _headline_of(head, body) == expected

@@ -253,7 +253,9 @@ def test_heading_repeating_the_title(heading, removed):
     html = (f"<html><head><title>Bridge repairs approved - Town Paper</title></head><body><div>"
             f"<h2 id=h>{heading}</h2>{para(4)}{para(4)}</div></body></html>")
     page, _, _ = run_filter("main_content", html)
-    assert ("h" not in ids(page)) is removed
+    assert (page.root.find(".//h2[@id='h']") is None) is removed
+    # the page has no <h1>: the heading that says what the <title> says is its headline, put first
+    assert [h.get("id") for h in page.root.iter("h1")] == (["h"] if removed else [])
 
 
 @pytest.mark.parametrize("html", [
@@ -768,3 +770,21 @@ def test_the_rest_of_an_article_element_is_not_widened_to():
     page, state, _ = run_filter("main_content", html, url="https://acme.example/docs/middleware/")
     assert "big" in ids(page) and not {f"r{i}" for i in range(4)} & ids(page)
     assert not any(e["action"] == "widen" for e in state.record)
+
+
+def test_headline_is_the_post_title_that_the_page_title_holds_not_the_site_name_h1():
+    # A blog's template: the site's name is the <h1>, the post's title an <h2> that the <title> holds
+    # (no og:title or JSON-LD). The post's title comes first as the one <h1>, moved from its place.
+    story = "".join(f"<p>Paragraph {i} of the story, with words, commas, and more words to score well.</p>"
+                    for i in range(12))
+    html = ("<html><head><title>Making Email More Scalable « Rand's Blog</title></head><body>"
+            "<div id=top><h1 id=site><a href='/blog'>Rand's Blog</a></h1></div>"
+            f"<div id=post><h2 id=title>Making Email More Scalable</h2>{story}<h2>34 comments</h2></div>"
+            "</body></html>")
+    page, state, _ = run_filters([("ignore", {}), ("main_content", {})], html)
+    h1s = list(page.root.iter("h1"))
+    assert [(h.get("id"), dom.text_of(h)) for h in h1s] == [("title", "Making Email More Scalable")]
+    assert "pagesieve-headline" in h1s[0].get("class") and page.root.find(".//h2[@id='title']") is None
+    assert "Rand's Blog" not in dom.text_of(page.root.find(".//body"))
+    note = next(e for e in state.record if e["action"] == "headline")
+    assert note["reason"] == "headline first (<h2> matching the <title>)"
