@@ -15,6 +15,8 @@ import types
 import typing
 from typing import Any, Literal, Mapping
 
+import yaml
+
 from pagesieve.errors import ConfigError
 
 
@@ -220,10 +222,12 @@ _FALSE = frozenset({"", "off", "false", "no", "0"})
 
 
 def from_text(key: str, raw: str | None, tp: Any, meta: Mapping[str, Any]) -> Any:
-    """The value of setting ``key`` (type ``tp``, declaration ``meta``) from the text a form field
-    sends: the one string-to-value converter of the settings page. ``None`` is a field that was not
-    sent (an unticked checkbox). Numbers are read as decimals (``nan`` and ``inf`` are refused),
-    lists are comma- or line-separated, an empty field of an optional setting is null; the value is
+    """The value of setting ``key`` (type ``tp``, declaration ``meta``) from text a person typed:
+    the one string-to-value converter of the settings page and of ``--set`` (as mitmproxy's
+    ``parse_setval`` serves its command line and its UIs). ``None`` is a field that was not sent (an
+    unticked checkbox). Numbers are read as decimals (``nan`` and ``inf`` are refused), lists are
+    comma- or line-separated (or ``[...]`` as in YAML), an empty field of an optional setting (or
+    ``null``) is null; the value is
     then checked as :func:`build` checks it. Raises :class:`ConfigError` naming the key, what was
     typed and what is allowed."""
     def bad(shown: Any) -> ConfigError:
@@ -237,7 +241,7 @@ def from_text(key: str, raw: str | None, tp: Any, meta: Mapping[str, Any]) -> An
     if len(text) > max(limit, 100):  # before any parsing: a pasted book is refused in one line
         raise ConfigError(f"{key}: {len(text)} characters; at most {limit} are allowed")
     if origin in (typing.Union, types.UnionType):
-        if not text.strip():
+        if text.strip().lower() in ("", "null", "none", "~"):
             return None
         inner = [a for a in typing.get_args(tp) if a is not type(None)][0]
         return _convert(key, from_text(key, raw, inner, meta), tp, meta)
@@ -259,5 +263,11 @@ def from_text(key: str, raw: str | None, tp: Any, meta: Mapping[str, Any]) -> An
             raise bad(text)
         return _convert(key, value, tp, meta)
     if origin is tuple:
+        if text.strip().startswith("["):  # a list written as on the command line: ["a b:2", "c"]
+            try:
+                value = yaml.safe_load(text)
+            except yaml.YAMLError:
+                raise bad(text) from None
+            return _convert(key, value, tp, meta)
         return _convert(key, [v.strip() for v in re.split(r"[,\n]", text) if v.strip()], tp, meta)
     return _convert(key, text.strip(), tp, meta)
