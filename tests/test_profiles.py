@@ -247,3 +247,36 @@ def test_as_sent_bypasses_every_site_but_those_with_a_preset(tmp_path):
     eff = store.effective("ann", "www.news.example")
     assert eff["bypass"] is False and eff["preset"] == "reader" and eff["overrides"]["output"] == {"format": "text"}
     store.close()
+
+
+def test_the_settings_page_shows_every_user_setting_in_plain_words(tmp_path):
+    """Rendered without a proxy (the proxy tests post to it): every declared user setting has a
+    control, and no label or help text on the page cites a paper, an issue or an internal name."""
+    import re
+
+    import flask
+    import lxml.html
+
+    from pagesieve import settings as S
+    from pagesieve.filters import FILTERS
+    from pagesieve.output import OutputSettings
+    from pagesieve.proxy_addons.settings_page import TEMPLATES
+    from tests.test_settings import NOT_PLAIN
+
+    cfg, _ = load_cfg(tmp_path)
+    form = Form(cfg)
+    app = flask.Flask("test", template_folder=str(TEMPLATES))
+    with app.app_context():
+        view = form.view("ann", "token", form.values(Profile("ann"), None), {}, cfg.preset_for(None))
+        html = flask.render_template("settings.html", **view)
+    doc = lxml.html.document_fromstring(html)
+    names = {el.name for el in doc.forms[0].inputs if el.name}
+    declared = {f"output.{d['name']}" for d in S.describe(OutputSettings) if d["scope"] == S.USER}
+    for name, f in FILTERS.items():
+        declared |= {f"filters.{name}.{d['name']}" for d in S.describe(f.Settings) if d["scope"] == S.USER}
+    assert declared - names == set()
+    text = " ".join(doc.find("body").text_content().split()).replace("pagesieve settings for", "")
+    for name in sorted(cfg.presets, key=len, reverse=True):  # presets are shown by name, as settings are
+        text = text.replace(name, "")
+    assert re.findall(NOT_PLAIN, text) == []
+    assert len(doc.xpath("//details")) >= len(FILTERS)  # one folded section per filter, at least
