@@ -99,11 +99,19 @@ def _merge(base: dict, over: Mapping) -> dict:
 
 
 def parse_override(item: str) -> tuple[str, Any]:
-    """``key=value`` → (key, value); the value is read as a YAML scalar or list."""
+    """``key=value`` → (key, value). A declared setting's value is read by the settings page's
+    converter (:func:`pagesieve.settings.from_text`), anything else (``chain``, ``preset``) as a
+    YAML scalar or list."""
     if "=" not in item:
         raise ConfigError(f"--set {item!r}: expected key=value, e.g. filters.link_lists.ratio=0.5")
     key, raw = item.split("=", 1)
     key = key.strip()
+    found = settings_class(key)
+    if found is not None:
+        cls, name = found
+        field, tp = next((f, tp) for f, tp in S.fields(cls) if f.name == name)
+        full = f"filters.{key}" if key.split(".")[0] in FILTERS else key
+        return key, S.from_text(full, raw, tp, field.metadata)
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:

@@ -35,16 +35,71 @@ _LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption",
 class OutputSettings:
     """How the filtered page is returned."""
 
-    format: Literal["html", "text"] = setting("html", "Return the page as HTML, or as plain text for speech or storage.",
+    format: Literal["html", "text"] = setting("html", "Send the page as a web page (HTML), or as plain text for reading aloud or saving.",
                                               group="output", scope="user")
-    limit_line_breaks: bool = setting(True, "In text output, limit the number of consecutive line breaks.",
+    limit_line_breaks: bool = setting(True, "In plain text, keep at most a few empty lines in a row.",
                                       group="output", scope="user")
-    max_line_breaks: int = setting(2, "In text output, at most this many line breaks in a row (2 = one blank line).",
+    max_line_breaks: int = setting(2, "In plain text, at most this many line breaks in a row (2 leaves one empty line).",
                                    minimum=1, maximum=10, group="output", scope="user")
-    image_alt_in_text: bool = setting(False, "In text output, keep each image's alt text, in [brackets].",
+    image_alt_in_text: bool = setting(False, "In plain text, keep each picture's description, in [brackets].",
                                       group="output", scope="user")
-    text_title: bool = setting(True, "In text output, start with the page's <title> (when the text does not "
-                                     "already start with it).", group="output", scope="user")
+    text_title: bool = setting(True, "In plain text, start with the page's title (unless the text already starts "
+                                     "with it).", group="output", scope="user")
+    reader_view: bool = setting(False, "Draw the page in the reading look set by text_size, line_height, width and "
+                                       "colors (the reader preset turns it on).", group="output", scope="preset")
+    text_size: int = setting(100, "Reading look: text size, in percent of the browser's usual size.",
+                             minimum=50, maximum=300, group="output", scope="user")
+    line_height: float = setting(1.6, "Reading look: space between lines, in text heights (1.6 is roomy).",
+                                 minimum=1.0, maximum=3.0, group="output", scope="user")
+    width: int = setting(70, "Reading look: the widest a line of text gets, in characters.",
+                         minimum=30, maximum=200, group="output", scope="user")
+    colors: Literal["auto", "light", "dark", "sepia", "contrast"] = setting(
+        "auto", "Reading look: colours. auto follows the device's light or dark mode; contrast is white on black "
+                "with yellow links.", group="output", scope="user")
+
+
+#: The reading look's colour themes: (text, background, link). Each pair is at least 7:1
+#: (the enhanced contrast level; tests/test_output.py measures them).
+THEMES = {
+    "light": ("#1a1a1a", "#ffffff", "#1a4fa0"),
+    "dark": ("#e8e6e3", "#121212", "#8ab4f8"),
+    "sepia": ("#3b2f1e", "#f4ecd8", "#1d4a80"),
+    "contrast": ("#ffffff", "#000000", "#ffff00"),
+}
+#: The reading look's <style> element (one per page; its class tells it apart from the page's own).
+READER_LOOK_CLASS = "pagesieve-reader-look"
+#: Everything but pictures and media takes the theme's colours; selectors as the accessibility
+#: filter's reading colours use, so this later style sheet wins over them.
+_COLORED = "html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas)"
+_LINKS = "body a[href],body a[href] *"
+
+
+def _theme_css(name: str) -> str:
+    text, background, link = THEMES[name]
+    scheme = "dark" if name in ("dark", "contrast") else "light"
+    return (f":root{{color-scheme:{scheme} !important}}"
+            f"{_COLORED}{{color:{text} !important;background-color:{background} !important;"
+            f"text-shadow:none !important;border-color:currentcolor}}"
+            f"{_LINKS}{{color:{link} !important}}")
+
+
+def reader_css(settings: OutputSettings) -> str:
+    """The reading look as a style sheet: text size, line spacing, line length and colours
+    (``auto``: light, or dark when the device asks for it with ``prefers-color-scheme``)."""
+    css = (f"html{{font-size:{settings.text_size}% !important}}"
+           f"body{{font-size:1rem !important;line-height:{settings.line_height:g} !important;"
+           f"max-width:{settings.width}ch !important;margin:0 auto !important;padding:0 1rem !important;"
+           "box-sizing:border-box !important}"
+           "body :is(p,li,dd,dt,blockquote,td,th,figcaption,div,span,a,em,strong,section,article,main)"
+           "{font-size:inherit !important;line-height:inherit !important}"
+           "body h1{font-size:1.8em !important}body h2{font-size:1.45em !important}"
+           "body h3{font-size:1.2em !important}body :is(h4,h5,h6){font-size:1em !important}"
+           "body :is(h1,h2,h3,h4,h5,h6){line-height:1.25 !important}"
+           "body :is(img,video,svg,canvas,iframe){max-width:100% !important;height:auto !important}"
+           "body pre{white-space:pre-wrap !important}")
+    if settings.colors == "auto":
+        return css + _theme_css("light") + "@media (prefers-color-scheme: dark){" + _theme_css("dark") + "}"
+    return css + _theme_css(settings.colors)
 
 
 #: Text output is always UTF-8 (a legacy charset would turn characters it lacks into "&#263;",
@@ -60,6 +115,8 @@ def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
         if title and not text.startswith(title):
             text = title + "\n\n" + text if text else title
         return (text + "\n").encode(TEXT_ENCODING, errors="replace"), "text/plain"
+    if settings.reader_view:
+        page.head.append(dom.element("style", {"class": READER_LOOK_CLASS}, reader_css(settings)))
     return serialize(page), "text/html"
 
 

@@ -37,6 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from pagesieve import state
 from pagesieve.chain import ChainOrderError, check_order
@@ -103,6 +104,11 @@ CSRF_SECRET = "settings_page.csrf"
 CSRF_KEY_BYTES = 32
 MAX_SITE_RULES = 200
 """Per-site rules one profile may hold (a guard against a runaway form, not a tuning knob)."""
+MAX_HOST_INPUT = 2048
+"""The longest text read as a site (an address pasted whole, with its path and query)."""
+AS_SENT = "as-sent"
+"""The profile's preset when its user wants pages as the sites send them (nothing filtered; a
+site rule naming a preset still applies on that site)."""
 
 _HOST = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 
@@ -135,16 +141,31 @@ class Profile:
 
 
 def normalize_host(host: str) -> str:
-    """A host name as rules store it: lower case, no trailing dot, no port; ValueError if invalid."""
-    h = (host or "").strip().lower().rstrip(".")
-    if ":" in h and not h.startswith("["):
-        h = h.rsplit(":", 1)[0]
+    """A site as rules store it, from whatever a person pastes: a host name (``www.example.org``),
+    with a port (``example.org:8080``), a whole address (``https://www.example.org/news`` gives
+    ``www.example.org``), ``*.example.org`` (a rule covers the subdomains anyway), or an
+    international name (``bücher.de`` gives ``xn--bcher-kva.de``): lower case, no trailing dot, no
+    port. ValueError, in one line, for anything else."""
+    text = (host or "").strip()
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if not text:
+        raise ValueError("no site given: type a name such as example.org")
+    if len(text) > MAX_HOST_INPUT:
+        raise ValueError(f"{shown!r}: {len(text)} characters, too long for a site's address")
+    if "://" not in text:
+        text = "//" + text.removeprefix("//")
+    try:
+        h = urlsplit(text).hostname or ""
+    except ValueError:
+        h = ""
+    h = h.rstrip(".")
+    h = h.removeprefix("*.")
     try:
         h = h.encode("idna").decode("ascii") if h and not h.isascii() else h
-    except UnicodeError as err:
-        raise ValueError(f"{host!r}: not a valid host name") from err
+    except UnicodeError:
+        h = ""
     if not _HOST.match(h):
-        raise ValueError(f"{host!r}: not a valid host name (e.g. example.org)")
+        raise ValueError(f"{shown!r}: not a valid host name (type a site such as example.org, or paste its address)")
     return h
 
 
@@ -204,7 +225,7 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
     under ``cfg`` for its preset and for every preset its site rules name."""
     errors: dict[str, str] = {}
     default = cfg.preset_for(default_preset)
-    for key, preset in (("preset", profile.preset),
+    for key, preset in (("preset", None if profile.preset == AS_SENT else profile.preset),
                         *((f"sites.{h}", r.preset) for h, r in profile.sites.items())):
         if preset is not None and preset not in cfg.presets:
             errors[key] = (f"{key} = {preset!r}: unknown preset; available: "
@@ -223,7 +244,8 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
             errors[key] = str(err)
     if errors:
         raise ProfileError(errors)
-    presets = {profile.preset or default} | {r.preset or profile.preset or default for r in profile.sites.values()}
+    mine = None if profile.preset == AS_SENT else profile.preset
+    presets = {mine or default} | {r.preset or mine or default for r in profile.sites.values()}
     for preset in sorted(presets):
         try:
             cfg.resolve(preset, overrides_tree(cfg, preset, profile))
@@ -366,6 +388,8 @@ class ProfileStore:
         if rule is not None and rule.bypass:
             return {"user": user, "preset": p.preset, "overrides": {}, "bypass": True}
         preset = (rule.preset if rule else None) or p.preset
+        if preset == AS_SENT:
+            return {"user": user, "preset": None, "overrides": {}, "bypass": True}
         base = self.cfg.preset_for(preset, default_preset)
         return {"user": user, "preset": preset, "overrides": overrides_tree(self.cfg, base, p), "bypass": False}
 

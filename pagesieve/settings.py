@@ -9,10 +9,13 @@ overrides and the settings page, and generates the documented defaults in ``conf
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import types
 import typing
 from typing import Any, Literal, Mapping
+
+import yaml
 
 from pagesieve.errors import ConfigError
 
@@ -20,17 +23,28 @@ from pagesieve.errors import ConfigError
 #: Who may set a setting (see :func:`setting`).
 OPERATOR, PRESET, USER = "operator", "preset", "user"
 SCOPES = (OPERATOR, PRESET, USER)
+#: The groups a setting may be declared in: what a filter leaves out of every page, its finer
+#: thresholds, the accessibility repairs, how the result is written, and the operator's sections.
+GROUPS = ("ignore", "advanced", "accessibility", "output", "proxy", "users")
+#: The longest text a string setting (or one item of a list setting) may hold unless its
+#: declaration says less: a bound against runaway input, not a tuning knob.
+MAX_TEXT_CHARS = 2000
+#: The most items a list setting may hold unless its declaration says otherwise.
+MAX_LIST_ITEMS = 1000
 
 
 def setting(default: Any, doc: str, *, minimum: float | None = None,
             maximum: float | None = None, choices: tuple | None = None, group: str | None = None,
-            pattern: tuple[str, str] | None = None, scope: str = OPERATOR) -> Any:
+            pattern: tuple[str, str] | None = None, scope: str = OPERATOR,
+            max_length: int = MAX_TEXT_CHARS, max_items: int = MAX_LIST_ITEMS) -> Any:
     """A settings field: default value, one-line doc, optional bounds/choices, and its scope.
 
     ``pattern`` is (regular expression a string value must match in full, what that allows in
-    words): the one check of such a value, wherever it is set.
+    words): the one check of such a value, wherever it is set. ``max_length`` bounds a string
+    value (each item of a list) in characters, ``max_items`` a list's length.
 
-    ``group`` names the settings-page group (the paper's "Ignore"/"Advanced"/"Output" screens).
+    ``group`` is one of :data:`GROUPS` (checked here: a misspelt group would hide the setting
+    from the settings page); a user-scope setting must have one.
     ``scope`` says who may set it:
 
     - ``"operator"`` (the default): only ``config.yaml`` and the operator's command line — sources,
@@ -46,9 +60,13 @@ def setting(default: Any, doc: str, *, minimum: float | None = None,
         default = tuple(default)
     if scope not in SCOPES:
         raise ValueError(f"scope = {scope!r}: expected one of {', '.join(SCOPES)}")  # a declaration bug
+    if group is not None and group not in GROUPS or group is None and scope == USER:
+        raise ValueError(f"group = {group!r}: expected one of {', '.join(GROUPS)}"
+                         + (" (a user-scope setting needs one)" if scope == USER else ""))  # a declaration bug
     return dataclasses.field(default=default, metadata={
         "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group, "scope": scope,
-        "pattern": (re.compile(pattern[0]), pattern[1]) if pattern else None})
+        "pattern": (re.compile(pattern[0]), pattern[1]) if pattern else None,
+        "max_length": max_length, "max_items": max_items})
 
 
 def fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
@@ -106,7 +124,7 @@ def _convert(key: str, value: Any, tp: Any, meta: Mapping[str, Any]) -> Any:
             raise bad()
         return value
     if tp is int or tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise bad()
         if tp is int:
             if isinstance(value, float) and not value.is_integer():
@@ -121,6 +139,9 @@ def _convert(key: str, value: Any, tp: Any, meta: Mapping[str, Any]) -> Any:
     if tp is str:
         if not isinstance(value, str):
             raise bad()
+        limit = meta.get("max_length", MAX_TEXT_CHARS)
+        if len(value) > limit:
+            raise ConfigError(f"{key}: {len(value)} characters; at most {limit} are allowed")
         choices = meta.get("choices")
         if choices and value not in choices:
             raise bad()
@@ -133,6 +154,12 @@ def _convert(key: str, value: Any, tp: Any, meta: Mapping[str, Any]) -> Any:
             raise bad()
         if not all(isinstance(v, str) for v in value):
             raise bad()
+        limit, items = meta.get("max_length", MAX_TEXT_CHARS), meta.get("max_items", MAX_LIST_ITEMS)
+        if len(value) > items:
+            raise ConfigError(f"{key}: {len(value)} items; at most {items} are allowed")
+        if any(len(v) > limit for v in value):
+            raise ConfigError(f"{key}: an item of {max(len(v) for v in value)} characters; at most {limit} "
+                              "are allowed")
         choices = meta.get("choices")
         if choices and any(v not in choices for v in value):
             raise bad()
@@ -187,3 +214,60 @@ def scope_of(cls: type, name: str) -> str:
         if f.name == name:
             return f.metadata.get("scope", OPERATOR)
     raise KeyError(name)
+
+
+#: Words a person types for yes and no (a checkbox sends "on"; an absent one sends nothing).
+_TRUE = frozenset({"on", "true", "yes", "1"})
+_FALSE = frozenset({"", "off", "false", "no", "0"})
+
+
+def from_text(key: str, raw: str | None, tp: Any, meta: Mapping[str, Any]) -> Any:
+    """The value of setting ``key`` (type ``tp``, declaration ``meta``) from text a person typed:
+    the one string-to-value converter of the settings page and of ``--set`` (as mitmproxy's
+    ``parse_setval`` serves its command line and its UIs). ``None`` is a field that was not sent (an
+    unticked checkbox). Numbers are read as decimals (``nan`` and ``inf`` are refused), lists are
+    comma- or line-separated (or ``[...]`` as in YAML), an empty field of an optional setting (or
+    ``null``) is null; the value is
+    then checked as :func:`build` checks it. Raises :class:`ConfigError` naming the key, what was
+    typed and what is allowed."""
+    def bad(shown: Any) -> ConfigError:
+        return ConfigError(f"{key} = {shown!r}: expected {_allowed(tp, meta)}")
+
+    text = "" if raw is None else raw
+    limit = meta.get("max_length", MAX_TEXT_CHARS)
+    origin = typing.get_origin(tp)
+    if origin is tuple:
+        limit = limit * meta.get("max_items", MAX_LIST_ITEMS)
+    if len(text) > max(limit, 100):  # before any parsing: a pasted book is refused in one line
+        raise ConfigError(f"{key}: {len(text)} characters; at most {limit} are allowed")
+    if origin in (typing.Union, types.UnionType):
+        if text.strip().lower() in ("", "null", "none", "~"):
+            return None
+        inner = [a for a in typing.get_args(tp) if a is not type(None)][0]
+        return _convert(key, from_text(key, raw, inner, meta), tp, meta)
+    if tp is bool:
+        word = text.strip().lower()
+        if word not in _TRUE | _FALSE:
+            raise bad(text)
+        return word in _TRUE
+    if tp is int or tp is float:
+        word = text.strip()
+        try:
+            value: Any = float(word) if tp is float else int(word)
+        except ValueError:
+            try:
+                value = float(word)  # "3.0" or "1e3" for an integer: _convert takes whole numbers
+            except ValueError:
+                raise bad(text) from None
+        if not math.isfinite(value):
+            raise bad(text)
+        return _convert(key, value, tp, meta)
+    if origin is tuple:
+        if text.strip().startswith("["):  # a list written as on the command line: ["a b:2", "c"]
+            try:
+                value = yaml.safe_load(text)
+            except yaml.YAMLError:
+                raise bad(text) from None
+            return _convert(key, value, tp, meta)
+        return _convert(key, [v.strip() for v in re.split(r"[,\n]", text) if v.strip()], tp, meta)
+    return _convert(key, text.strip(), tp, meta)

@@ -48,6 +48,22 @@ def test_override_parsing():
         C.parse_override("novalue")
 
 
+
+def test_set_reads_a_declared_setting_as_the_settings_page_does():
+    assert C.parse_override("link_lists.ratio=0.5") == ("link_lists.ratio", 0.5)
+    assert C.parse_override("filters.text_density.threshold=null") == ("filters.text_density.threshold", None)
+    assert C.parse_override('segments.cue_phrases=["research interests:2", teaching]') == (
+        "segments.cue_phrases", ("research interests:2", "teaching"))
+    assert C.parse_override("segments.cue_phrases=teaching, research") == (
+        "segments.cue_phrases", ("teaching", "research"))
+    assert C.parse_override("output.image_alt_in_text=yes") == ("output.image_alt_in_text", True)
+    for item, message in (("link_lists.ratio=nan", "filters.link_lists.ratio = 'nan': expected a number from 0 to 100"),
+                          ("output.max_line_breaks=inf", "output.max_line_breaks = 'inf': expected an integer from 1 to 10")):
+        with pytest.raises(ConfigError) as err:
+            C.parse_override(item)
+        assert str(err.value) == message
+
+
 @pytest.mark.parametrize("body, message", [
     ("presets: {p: {chain: [nosuch]}}", "presets.p.chain: unknown filter 'nosuch'; available: "),
     ("presets: {p: {chain: [ignore, ignore]}}", "a filter may appear only once"),

@@ -106,3 +106,48 @@ def test_links_side_by_side_in_the_markup_are_separate_words():
         "Product comparisons Desktop lookbook"
     assert text("<p>(<a href=/x>x</a>), <b>W</b>ord <a href=/a>A</a>-<a href=/b>B</a></p>") == "(x), Word A-B"
     assert text("<p><a href=/a>A</a><!-- item --><a href=/b>B</a><!-- x -->C<a href=/c>D</a></p>") == "A BCD"
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours."""
+    def lum(c: str) -> float:
+        rgb = [int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_every_reading_theme_has_enhanced_contrast():
+    from pagesieve.output import THEMES
+
+    assert set(THEMES) == {"light", "dark", "sepia", "contrast"}
+    for name, (text_color, background, link) in THEMES.items():
+        assert _contrast(text_color, background) >= 7, name
+        assert _contrast(link, background) >= 7, name
+    assert _contrast("#767676", "#ffffff") < 7  # the measure does fail a grey on white
+
+
+def _styles(html: bytes) -> list:
+    return parse(html).root.xpath("//style[@class='pagesieve-reader-look']")
+
+
+def test_the_reading_look_goes_into_the_reader_view_only():
+    page = b"<html><head><title>T</title></head><body><p>Text</p></body></html>"
+    plain, _ = render(parse(page), None, OutputSettings())
+    assert _styles(plain) == []
+    looked, media = render(parse(page), None, OutputSettings(reader_view=True, text_size=150, line_height=1.8,
+                                                             width=60, colors="sepia"))
+    css = _styles(looked)[0].text
+    assert media == "text/html"
+    assert "html{font-size:150% !important}" in css and "line-height:1.8 !important" in css
+    assert "max-width:60ch !important" in css and "#f4ecd8" in css and "prefers-color-scheme" not in css
+    auto = _styles(render(parse(page), None, OutputSettings(reader_view=True))[0])[0].text
+    assert "@media (prefers-color-scheme: dark){" in auto and "#ffffff" in auto and "#121212" in auto
+    spoken, media = render(parse(page), None, OutputSettings(reader_view=True, format="text"))
+    assert media == "text/plain" and b"font-size" not in spoken
+
+
+def test_the_reader_preset_draws_the_reading_look(cfg):
+    assert cfg.resolve("reader").output.reader_view is True
+    assert cfg.resolve("declutter").output.reader_view is False

@@ -199,3 +199,84 @@ def test_a_switched_on_filter_goes_where_the_chain_order_holds(tmp_path):
     store = ProfileStore(cfg)
     store.save(Profile("ann", preset="reader", toggles={"removed_links": True}))
     store.close()
+
+
+@pytest.mark.parametrize("pasted, host", [
+    ("example.org", "example.org"),
+    ("  Example.ORG.  ", "example.org"),
+    ("https://www.example.org/news", "www.example.org"),
+    ("http://www.example.org:8080/a?b=c#d", "www.example.org"),
+    ("www.example.org/news/today.html", "www.example.org"),
+    ("example.org:8443", "example.org"),
+    ("//cdn.example.org/x.js", "cdn.example.org"),
+    ("https://user:pw@example.org/", "example.org"),
+    ("*.example.org", "example.org"),
+    ("bücher.de", "xn--bcher-kva.de"),
+    ("https://BÜCHER.de/katalog", "xn--bcher-kva.de"),
+    ("127.0.0.3", "127.0.0.3"),
+])
+def test_a_site_is_read_from_whatever_a_person_pastes(pasted, host):
+    from pagesieve.profiles import normalize_host
+
+    assert normalize_host(pasted) == host
+
+
+@pytest.mark.parametrize("pasted, message", [
+    ("", "no site given: type a name such as example.org"),
+    ("not a host", "'not a host': not a valid host name (type a site such as example.org, or paste its address)"),
+    ("https://", "'https://': not a valid host name (type a site such as example.org, or paste its address)"),
+    ("exa_mple.org", "'exa_mple.org': not a valid host name (type a site such as example.org, or paste its address)"),
+    ("x" * 100_000, "'" + "x" * 57 + "...': 100000 characters, too long for a site's address"),
+])
+def test_a_site_that_is_not_one_is_refused_in_one_line(pasted, message):
+    from pagesieve.profiles import normalize_host
+
+    with pytest.raises(ValueError) as err:
+        normalize_host(pasted)
+    assert str(err.value) == message and "\n" not in str(err.value)
+
+
+def test_as_sent_bypasses_every_site_but_those_with_a_preset(tmp_path):
+    from pagesieve.profiles import AS_SENT
+
+    cfg, _ = load_cfg(tmp_path)
+    store = ProfileStore(cfg)
+    store.save(Profile("ann", preset=AS_SENT, overrides={"output.format": "text"},
+                       sites={"news.example": SiteRule("reader")}))
+    assert store.effective("ann", "shop.example")["bypass"] is True
+    eff = store.effective("ann", "www.news.example")
+    assert eff["bypass"] is False and eff["preset"] == "reader" and eff["overrides"]["output"] == {"format": "text"}
+    store.close()
+
+
+def test_the_settings_page_shows_every_user_setting_in_plain_words(tmp_path):
+    """Rendered without a proxy (the proxy tests post to it): every declared user setting has a
+    control, and no label or help text on the page cites a paper, an issue or an internal name."""
+    import re
+
+    import flask
+    import lxml.html
+
+    from pagesieve import settings as S
+    from pagesieve.filters import FILTERS
+    from pagesieve.output import OutputSettings
+    from pagesieve.proxy_addons.settings_page import TEMPLATES
+    from tests.test_settings import NOT_PLAIN
+
+    cfg, _ = load_cfg(tmp_path)
+    form = Form(cfg)
+    app = flask.Flask("test", template_folder=str(TEMPLATES))
+    with app.app_context():
+        view = form.view("ann", "token", form.values(Profile("ann"), None), {}, cfg.preset_for(None))
+        html = flask.render_template("settings.html", **view)
+    doc = lxml.html.document_fromstring(html)
+    names = {el.name for el in doc.forms[0].inputs if el.name}
+    declared = {f"output.{d['name']}" for d in S.describe(OutputSettings) if d["scope"] == S.USER}
+    for name, f in FILTERS.items():
+        declared |= {f"filters.{name}.{d['name']}" for d in S.describe(f.Settings) if d["scope"] == S.USER}
+    assert declared - names == set()
+    text = " ".join(doc.find("body").text_content().split()).replace("pagesieve settings for", "")
+    for name in sorted(cfg.presets, key=len, reverse=True):  # presets are shown by name, as settings are
+        text = text.replace(name, "")
+    assert re.findall(NOT_PLAIN, text) == []
+    assert len(doc.xpath("//details")) >= len(FILTERS)  # one folded section per filter, at least

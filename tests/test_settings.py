@@ -111,3 +111,102 @@ def test_filter_instances_are_bounded(monkeypatch):
     for i in range(10):
         C.build_chain(cfg.resolve("reader-linkblocks", C.overrides_to_tree({"link_blocks.min_links": 2 + i})))
     assert len(C._INSTANCES) == 3
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"group": "outptu"}, "group = 'outptu': expected one of ignore, advanced, accessibility, output, proxy, users"),
+    ({"scope": "user"}, "group = None: expected one of ignore, advanced, accessibility, output, proxy, users "
+                        "(a user-scope setting needs one)"),
+])
+def test_a_group_is_checked_when_the_setting_is_declared(kwargs, message):
+    with pytest.raises(ValueError) as err:
+        S.setting(1, "a number", **kwargs)
+    assert str(err.value) == message
+    assert S.setting(1, "a number", group="output", scope="user").metadata["group"] == "output"
+
+
+def _from_text(name: str, raw: str | None):
+    field, tp = next((f, tp) for f, tp in S.fields(Demo) if f.name == name)
+    return S.from_text(f"demo.{name}", raw, tp, field.metadata)
+
+
+@pytest.mark.parametrize("name, raw, value", [
+    ("ratio", " 0.25 ", 0.25),
+    ("ratio", "1", 1.0),
+    ("count", "3", 3),
+    ("count", "3.0", 3),
+    ("count", "1e1", 10),
+    ("on", "on", True),
+    ("on", None, False),
+    ("on", "false", False),
+    ("mode", "b", "b"),
+    ("tags", "p, td\nli,,", ("p", "td", "li")),
+    ("tags", "", ()),
+    ("name", "  ", None),
+    ("name", " x ", "x"),
+])
+def test_from_text_reads_what_a_form_sends(name, raw, value):
+    assert _from_text(name, raw) == value
+
+
+@pytest.mark.parametrize("name, raw, message", [
+    ("ratio", "nan", "demo.ratio = 'nan': expected a number from 0 to 1"),
+    ("ratio", "inf", "demo.ratio = 'inf': expected a number from 0 to 1"),
+    ("ratio", "-Infinity", "demo.ratio = '-Infinity': expected a number from 0 to 1"),
+    ("ratio", "", "demo.ratio = '': expected a number from 0 to 1"),
+    ("ratio", "0,5", "demo.ratio = '0,5': expected a number from 0 to 1"),
+    ("count", "nan", "demo.count = 'nan': expected an integer >= 1"),
+    ("count", "2.5", "demo.count = 2.5: expected an integer >= 1"),
+    ("on", "maybe", "demo.on = 'maybe': expected true or false"),
+    ("mode", "c", "demo.mode = 'c': expected one of 'a', 'b'"),
+    ("name", "x" * 100_000, "demo.name: 100000 characters; at most 2000 are allowed"),
+    ("name", "x" * 2001, "demo.name: 2001 characters; at most 2000 are allowed"),
+])
+def test_from_text_refuses_with_one_line(name, raw, message):
+    with pytest.raises(ConfigError) as err:
+        _from_text(name, raw)
+    assert str(err.value) == message
+
+
+def test_non_finite_numbers_are_refused_from_any_source():
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(ConfigError, match="expected a number from 0 to 1"):
+            S.build(Demo, {"ratio": bad}, "demo")
+
+
+@dataclass(frozen=True)
+class Short:
+    label: str = S.setting("x", "a label", max_length=10)
+    words: tuple[str, ...] = S.setting((), "some words", max_length=5, max_items=3)
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"label": "x" * 11}, "short.label: 11 characters; at most 10 are allowed"),
+    ({"words": ["a", "b", "c", "d"]}, "short.words: 4 items; at most 3 are allowed"),
+    ({"words": ["abcdef"]}, "short.words: an item of 6 characters; at most 5 are allowed"),
+])
+def test_declared_lengths_bound_text(values, message):
+    with pytest.raises(ConfigError) as err:
+        S.build(Short, values, "short")
+    assert str(err.value) == message
+    assert S.build(Short, {"label": "x" * 10, "words": ["abcde"] * 3}, "short").label == "x" * 10
+
+
+#: What a help text of a user setting must not hold: citations, issue numbers, internal names.
+NOT_PLAIN = r"paper|issue|Readability|readability|WCAG|axe |pagesieve|WebAIM|ContentExtractor|DeSeA|Grefenstette|" \
+            r"React|\bC_t\b|\bd_t\b|[αωε]|\bLTD\b|\bLAD\b|\bNTL\b|\bLA\b|IBDF|_get|innerText|et al|\b\d\.\d\.\d|§|Step \d"
+
+
+def test_help_texts_of_user_settings_are_plain_words():
+    import re
+
+    from pagesieve.filters import FILTERS
+    from pagesieve.output import OutputSettings
+
+    found = []
+    for prefix, cls in [*((f"filters.{n}", f.Settings) for n, f in FILTERS.items()), ("output", OutputSettings)]:
+        for d in S.describe(cls):
+            if d["scope"] == S.USER and re.search(NOT_PLAIN, d["doc"]):
+                found.append(f"{prefix}.{d['name']}: {d['doc']}")
+    assert found == []
+    assert re.search(NOT_PLAIN, "the paper's value (issue 15)")  # the pattern does catch them

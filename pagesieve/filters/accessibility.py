@@ -314,98 +314,128 @@ _NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
 class AccessibilitySettings:
     """Which repairs the last step makes (each is one WCAG concern; see the module doc)."""
 
-    lang: bool = setting(True, "Give the page a lang: kept from the source, else detected from the text, else "
-                               "default_lang (WCAG 3.1.1).", group="accessibility", scope="user")
-    detect_lang: bool = setting(True, "Detect a missing lang from the text (script ranges and stop words of "
-                                      "18 languages; Grefenstette 1995 short-word method).",
+    # Sources: Give the page a lang: kept from the source, else detected from the text, else default_lang (WCAG
+    # 3.1.1).
+    lang: bool = setting(True, "Tell screen readers the page's language: the page's own, else guessed from its text, "
+                               "else the default below.", group="accessibility", scope="user")
+    # Sources: Detect a missing lang from the text (script ranges and stop words of 18 languages; Grefenstette 1995
+    # short-word method).
+    detect_lang: bool = setting(True, "Guess a missing language from the text (18 languages).",
                                 group="accessibility", scope="user")
-    default_lang: str = setting("en", "The lang of pages that declare none and whose language is not detected.",
-                                group="accessibility", scope="user")
-    zoom: bool = setting(True, "Let the user zoom: drop user-scalable=no and a maximum-scale below 5 from the "
-                               "viewport <meta> (WCAG 1.4.4; axe meta-viewport).", group="accessibility", scope="user")
-    title: bool = setting(True, "Give a page with an empty or missing <title> one: its first <h1>, else the URL "
-                                "(WCAG 2.4.2).", group="accessibility", scope="user")
-    untitled_text: str = setting("Untitled page", "The title when neither a heading nor a URL is known.",
-                                 group="accessibility", scope="user")
-    overlays: bool = setting(True, "Remove cookie walls, consent dialogs and fixed/sticky overlays (modal, popup, "
-                                   "paywall, newsletter) that cover content (WCAG 2.4.11).", group="accessibility", scope="user")
+    default_lang: str = setting("en", "The language of pages that name none and whose language cannot be guessed "
+                                      "(a code such as en or pt-BR).",
+                                group="accessibility", scope="user", max_length=35)
+    # Sources: Let the user zoom: drop user-scalable=no and a maximum-scale below 5 from the viewport <meta> (WCAG
+    # 1.4.4; axe meta-viewport).
+    zoom: bool = setting(True, "Let you zoom pages that try to forbid it.", group="accessibility", scope="user")
+    # Sources: Give a page with an empty or missing <title> one: its first <h1>, else the URL (WCAG 2.4.2).
+    title: bool = setting(True, "Give a page without a title one: its first heading, else its address.", group="accessibility", scope="user")
+    untitled_text: str = setting("Untitled page", "The title when neither a heading nor an address is known.",
+                                 group="accessibility", scope="user", max_length=200)
+    # Sources: Remove cookie walls, consent dialogs and fixed/sticky overlays (modal, popup, paywall, newsletter) that
+    # cover content (WCAG 2.4.11).
+    overlays: bool = setting(True, "Remove cookie walls, consent boxes and pop-ups that cover the content.", group="accessibility", scope="user")
     overlay_max_chars: int = setting(2000, "An overlay holds at most this many characters of text (a consent "
                                            "banner is a few hundred; larger blocks are content and stay).",
                                      minimum=0, group="advanced", scope="user")
-    autoplay: bool = setting(True, "Stop media from starting by itself: drop autoplay, add controls; remove "
-                                   "<bgsound> (WCAG 1.4.2).", group="accessibility", scope="user")
-    motion: bool = setting(True, "Turn <marquee> and <blink> into plain text containers (WCAG 2.2.2).",
+    # Sources: Stop media from starting by itself: drop autoplay, add controls; remove <bgsound> (WCAG 1.4.2).
+    autoplay: bool = setting(True, "Stop sound and video from starting by themselves; give them controls.", group="accessibility", scope="user")
+    # Sources: Turn <marquee> and <blink> into plain text containers (WCAG 2.2.2).
+    motion: bool = setting(True, "Stop scrolling and blinking text.",
                            group="accessibility", scope="user")
-    aria_hidden: bool = setting(True, "Drop aria-hidden=\"true\" from elements that hold focusable or real content "
-                                      "(WCAG 4.1.2; axe aria-hidden-focus).", group="accessibility", scope="user")
-    aria_hidden_min_chars: int = setting(100, "Content hidden by aria-hidden with at least this many characters "
-                                              "of text is exposed again (smaller, unfocusable ones are icons).",
+    # Sources: Drop aria-hidden="true" from elements that hold focusable or real content (WCAG 4.1.2; axe aria-hidden-
+    # focus).
+    aria_hidden: bool = setting(True, "Show screen readers content a page hides from them although it can be used or "
+                                      "read.", group="accessibility", scope="user")
+    # Sources: Content hidden by aria-hidden with at least this many characters of text is exposed again (smaller,
+    # unfocusable ones are icons).
+    aria_hidden_min_chars: int = setting(100, "Hidden content with at least this many characters of text is shown to "
+                                              "screen readers again (smaller ones are icons).",
                                          minimum=1, group="advanced", scope="user")
-    dead_widgets: bool = setting(True, "When the page's scripts are gone (a policy forbids them: ignore's scripts "
-                                       "setting), drop the widget roles they drove (role=button, tab, menu, dialog …) "
-                                       "from elements that are not controls themselves: a screen reader would announce "
-                                       "controls that do nothing (WCAG 4.1.2).", group="accessibility", scope="user")
-    layout_tables: bool = setting(True, "Turn layout tables (not data tables: single row or column, nested, "
-                                        "role=presentation, no header cells) into blocks in reading order "
-                                        "(WCAG 1.3.2).", group="accessibility", scope="user")
-    table_headers: bool = setting(True, "Give data-table header cells a scope (col or row) when it is clear "
-                                        "(WCAG 1.3.1).", group="accessibility", scope="user")
-    image_alt: bool = setting(True, "Give images without alt one: \"\" when decorative, else the figure caption, "
-                                    "else the title (WCAG 1.1.1).", group="accessibility", scope="user")
-    decorative_max_px: int = setting(8, "An image at most this many pixels wide and high (width/height "
-                                        "attributes) is a spacer, tracking pixel or bullet, and one at most this "
-                                        "many high or wide a rule or border strip (too small to show a picture or "
-                                        "legible text): decorative, alt=\"\".",
+    # Sources: When the page's scripts are gone (a policy forbids them: ignore's scripts setting), drop the widget
+    # roles they drove (role=button, tab, menu, dialog …) from elements that are not controls themselves: a screen
+    # reader would announce controls that do nothing (WCAG 4.1.2).
+    dead_widgets: bool = setting(True, "When scripts are removed, stop announcing buttons, tabs and menus that no "
+                                       "longer do anything.", group="accessibility", scope="user")
+    # Sources: Turn layout tables (not data tables: single row or column, nested, role=presentation, no header cells)
+    # into blocks in reading order (WCAG 1.3.2).
+    layout_tables: bool = setting(True, "Read tables used only for layout as ordinary blocks, in reading order.", group="accessibility", scope="user")
+    # Sources: Give data-table header cells a scope (col or row) when it is clear (WCAG 1.3.1).
+    table_headers: bool = setting(True, "Tell screen readers which cells head a data table's columns or rows.", group="accessibility", scope="user")
+    # Sources: Give images without alt one: "" when decorative, else the figure caption, else the title (WCAG 1.1.1).
+    image_alt: bool = setting(True, "Describe pictures that have no description: from their caption or title, or mark"
+                                    " them as decoration.", group="accessibility", scope="user")
+    # Sources: An image at most this many pixels wide and high (width/height attributes) is a spacer, tracking pixel
+    # or bullet, and one at most this many high or wide a rule or border strip (too small to show a picture or legible
+    # text): decorative, alt="".
+    decorative_max_px: int = setting(8, "A picture at most this many pixels wide and high (or this thin) is "
+                                        "decoration: spacers, bullets, borders.",
                                      minimum=0, group="advanced", scope="user")
-    alt_max_chars: int = setting(150, "A caption used as alt text is cut to this many characters at a word "
-                                      "(WebAIM alt-text guidance: short; screen readers read alt in one go).",
+    # Sources: A caption used as alt text is cut to this many characters at a word (WebAIM alt-text guidance: short;
+    # screen readers read alt in one go).
+    alt_max_chars: int = setting(150, "A caption used as a picture's description is cut to this many characters, at a"
+                                      " word.",
                                  minimum=10, group="advanced", scope="user")
-    lists: bool = setting(True, "Repair the page's broken lists: stray children of <ul>/<ol> wrapped in <li>, "
-                                "<li> outside a list wrapped in <ul> (WCAG 1.3.1; axe list, listitem).",
+    # Sources: Repair the page's broken lists: stray children of <ul>/<ol> wrapped in <li>, <li> outside a list
+    # wrapped in <ul> (WCAG 1.3.1; axe list, listitem).
+    lists: bool = setting(True, "Repair broken lists so screen readers count their items right.",
                           group="accessibility", scope="user")
-    link_names: bool = setting(True, "Name links that have no accessible name: by the alt/title they hide, else "
-                                     "by their destination (WCAG 2.4.4; axe link-name).", group="accessibility", scope="user")
+    # Sources: Name links that have no accessible name: by the alt/title they hide, else by their destination (WCAG
+    # 2.4.4; axe link-name).
+    link_names: bool = setting(True, "Name links that have none: by their picture's description or title, else by "
+                                     "where they lead.", group="accessibility", scope="user")
     link_name_max_chars: int = setting(60, "A link named by its destination gets at most this many characters "
                                            "(host and path; screen readers read a link name in one go).",
                                        minimum=10, group="advanced", scope="user")
-    form_labels: bool = setting(True, "Label form controls that have no label with the visible label next to "
-                                      "them (WCAG 1.3.1, 4.1.2; axe label, select-name).", group="accessibility", scope="user")
+    # Sources: Label form controls that have no label with the visible label next to them (WCAG 1.3.1, 4.1.2; axe
+    # label, select-name).
+    form_labels: bool = setting(True, "Label form fields that have no label, with the text next to them.", group="accessibility", scope="user")
     label_max_chars: int = setting(40, "Text right before a control is its label when it has at most this many "
                                        "characters (\"Name:\", \"Search for\"; longer text is content).",
                                    minimum=1, group="advanced", scope="user")
-    aria_attrs: bool = setting(True, "Drop aria-* attributes that WAI-ARIA does not define (misspellings such as "
-                                     "aria-labeledby; WCAG 4.1.2, axe aria-valid-attr).", group="accessibility", scope="user")
+    # Sources: Drop aria-* attributes that WAI-ARIA does not define (misspellings such as aria-labeledby; WCAG 4.1.2,
+    # axe aria-valid-attr).
+    aria_attrs: bool = setting(True, "Drop misspelt or unknown screen-reader attributes.", group="accessibility", scope="user")
     orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
                                     group="accessibility", scope="user")
-    main_landmark: bool = setting(True, "Exactly one <main>, around the detected article (else the body's "
-                                        "content minus leading banners and trailing footers) (WCAG 1.3.1).",
+    # Sources: Exactly one <main>, around the detected article (else the body's content minus leading banners and
+    # trailing footers) (WCAG 1.3.1).
+    main_landmark: bool = setting(True, "Mark exactly one main part of the page, around the article.",
                                   group="accessibility", scope="user")
-    headings: bool = setting(True, "Repair the outline: one <h1>, no skipped heading levels inside <main> "
-                                   "(WCAG 1.3.1, 2.4.6).", group="accessibility", scope="user")
+    # Sources: Repair the outline: one <h1>, no skipped heading levels inside <main> (WCAG 1.3.1, 2.4.6).
+    headings: bool = setting(True, "Repair the headings: one main heading, no skipped levels.", group="accessibility", scope="user")
     title_heading: bool = setting(True, "When the page has no heading to promote, add the title as the <h1> "
                                         "at the start of <main>.", group="accessibility", scope="user")
-    headline_in_main: bool = setting(True, "When the page's one <h1> comes shortly before <main> (a headline above "
-                                           "the article text), <main> starts at the headline: the skip link lands on "
-                                           "it (WCAG 2.4.1, 1.3.1).", group="accessibility", scope="user")
+    # Sources: When the page's one <h1> comes shortly before <main> (a headline above the article text), <main> starts
+    # at the headline: the skip link lands on it (WCAG 2.4.1, 1.3.1).
+    headline_in_main: bool = setting(True, "When the headline comes just before the main part, the main part starts "
+                                           "at the headline.", group="accessibility", scope="user")
     headline_gap_chars: int = setting(600, "The <h1> joins <main> when at most this many characters of text come "
                                            "between them (a byline, a date, share buttons, a caption).",
                                       minimum=0, group="advanced", scope="user")
-    content_first: bool = setting(True, "Screen readers read <main> first: the blocks before it (site header, "
-                                        "what the filters left of the navigation) are read after it (aria-owns "
-                                        "on an empty element after <main>); the look and the tab order stay "
-                                        "(WCAG 1.3.2, 2.4.3).", group="accessibility", scope="user")
-    skip_link: bool = setting(True, "Put a \"Skip to main content\" link first in the body and reset positive "
-                                    "tabindex values (WCAG 2.4.1, 2.4.3).", group="accessibility", scope="user")
-    skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility", scope="user")
+    # Sources: Screen readers read <main> first: the blocks before it (site header, what the filters left of the
+    # navigation) are read after it (aria-owns on an empty element after <main>); the look and the tab order stay
+    # (WCAG 1.3.2, 2.4.3).
+    content_first: bool = setting(True, "Screen readers read the main part first, the site's header and menus after "
+                                        "it; the look and the tab order stay.", group="accessibility", scope="user")
+    # Sources: Put a "Skip to main content" link first in the body and reset positive tabindex values (WCAG 2.4.1,
+    # 2.4.3).
+    skip_link: bool = setting(True, 'Put a "Skip to main content" link first on the page, and keep the keyboard\'s '
+                                    "order natural.", group="accessibility", scope="user")
+    skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility", scope="user",
+                                  max_length=200)
     skip_link_on_focus: bool = setting(True, "Show the skip link only when it has keyboard focus (a style "
                                              "added to <head>); else always.", group="accessibility", scope="user")
     removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",
                                       group="accessibility", scope="user")
-    reader_colors: bool = setting(False, "Draw the page in a reading view's colours: near-black text on white, "
-                                         "dark blue links (WCAG 1.4.3; the reader preset turns it on).",
+    # Sources: Draw the page in a reading view's colours: near-black text on white, dark blue links (WCAG 1.4.3; the
+    # reader preset turns it on).
+    reader_colors: bool = setting(False, "Draw the page in dark text on white with dark blue links (the reader preset"
+                                         " turns it on).",
                                   group="accessibility", scope="user")
-    link_underline: bool = setting(True, "Underline the links in <main> and in paragraphs, quotes and captions: "
-                                         "told apart from text by more than colour (WCAG 1.4.1).",
+    # Sources: Underline the links in <main> and in paragraphs, quotes and captions: told apart from text by more than
+    # colour (WCAG 1.4.1).
+    link_underline: bool = setting(True, "Underline links in the text, so they stand out by more than colour.",
                                    group="accessibility", scope="user")
 
     def __post_init__(self) -> None:

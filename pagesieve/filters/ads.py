@@ -89,12 +89,15 @@ VALUE_OPERATORS = frozenset({"=", "^=", "$=", "*=", "~=", "|="})
 class AdsSettings:
     """How ads are found: which lists, which kinds of rules, and the guard."""
 
-    network: bool = setting(True, "Remove elements whose src/href points at an ad or tracking server "
-                                  "(the lists' network rules; the paper's advertisement remover).", group="ignore", scope="user")
-    cosmetic: bool = setting(True, "Remove elements the lists hide (##selector rules, generic and "
-                                   "site-specific; #@# exceptions respected).", group="ignore", scope="user")
-    links: bool = setting(True, "Check link targets (<a>/<area> href) too, not only loaded resources "
-                                "(the paper surveys src and href).", group="advanced", scope="user")
+    # Sources: Remove elements whose src/href points at an ad or tracking server (the lists' network rules; the
+    # paper's advertisement remover).
+    network: bool = setting(True, "Remove elements that load from, or point at, an ad or tracking server named in the"
+                                  " ad lists.", group="ignore", scope="user")
+    # Sources: Remove elements the lists hide (##selector rules, generic and site-specific; #@# exceptions respected).
+    cosmetic: bool = setting(True, "Remove elements that the ad lists hide, on every site or on the site at hand (the"
+                                   " lists' exceptions respected).", group="ignore", scope="user")
+    # Sources: Check link targets (<a>/<area> href) too, not only loaded resources (the paper surveys src and href).
+    links: bool = setting(True, "Also check where links lead, not only what the page loads.", group="advanced", scope="user")
     lists: tuple[str, ...] = setting(DEBIAN_LISTS, "EasyList-format block lists: file paths or http(s) URLs "
                                                    "(default: Debian's EasyList and EasyPrivacy, package "
                                                    "webext-ublock-origin-firefox).", group="advanced")
@@ -108,10 +111,12 @@ class AdsSettings:
     refresh_hours: float = setting(24.0, "Hours a downloaded list is used before it is fetched again at start-up "
                                          "(EasyList's header asks for 4-6 days; daily keeps a long-running proxy "
                                          "current).", minimum=0, maximum=8760, group="advanced")
-    max_cosmetic_share: float = setting(0.5, "A hiding rule whose matches hold more than this fraction of the "
-                                             "article's text (the body's before an article is found) is not "
-                                             "applied (pagesieve's guard against rules like ##.article; below "
-                                             "safety.max_article_loss).", minimum=0, maximum=1, group="advanced", scope="user")
+    # Sources: A hiding rule whose matches hold more than this fraction of the article's text (the body's before an
+    # article is found) is not applied (pagesieve's guard against rules like ##.article; below
+    # safety.max_article_loss).
+    max_cosmetic_share: float = setting(0.5, "An ad-list hiding rule is not applied when what it would hide holds "
+                                             "more than this share of the article's text (a rule that would hide the "
+                                             "article itself).", minimum=0, maximum=1, group="advanced", scope="user")
 
 
 @dataclass(frozen=True)

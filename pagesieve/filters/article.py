@@ -170,16 +170,18 @@ _CHOICES = ("first", "largest")
 class ArticleSettings:
     """How the article subtree is found, and what happens around it."""
 
-    min_chars: int = setting(500, "Paragraph characters a block needs to be an article subtree (paper: "
-                                  "\"a good threshold value is 500\").", minimum=1, maximum=1_000_000,
+    # Sources: Paragraph characters a block needs to be an article subtree (paper: "a good threshold value is 500").
+    min_chars: int = setting(500, "Characters of paragraph text a block needs to count as the article.", minimum=1, maximum=1_000_000,
                              group="advanced", scope="user")
     paragraph_tags: tuple[str, ...] = setting(("p", "div"), "Children whose own text counts as a paragraph of "
                                                             "their parent (paper: <p> and <div>).",
                                               group="advanced", scope="preset")
-    br_paragraphs: bool = setting(True, "A block holding <br> line breaks counts its own text as paragraphs "
-                                        "(the paper's third kind).", group="advanced", scope="user")
-    choose: str = setting("first", "Of several article subtrees: the first in document order (paper: the "
-                                   "upper-most on the page) or the one with the most paragraph text.",
+    # Sources: A block holding <br> line breaks counts its own text as paragraphs (the paper's third kind).
+    br_paragraphs: bool = setting(True, "Text broken into lines with line breaks counts as paragraphs too.", group="advanced", scope="user")
+    # Sources: Of several article subtrees: the first in document order (paper: the upper-most on the page) or the one
+    # with the most paragraph text.
+    choose: str = setting("first", "When several blocks could be the article: the first one on the page, or the one "
+                                   "with the most paragraph text.",
                           choices=_CHOICES, group="advanced", scope="user")
     mode: str = setting("mark", "mark: record the article for later filters (declutter); keep: also remove "
                                 "everything in <body> outside it (reader).", choices=_MODES, group="advanced", scope="preset")

@@ -30,12 +30,16 @@ class EmptyTableSettings:
         ("img", "picture", "svg", "canvas", "video", "audio", "iframe", "object", "embed", "input", "select",
          "textarea", "button", "form", "math"),
         "Tags that make a table substantive whatever its text (paper: set by the user).", group="advanced", scope="preset")
-    min_chars: int = setting(20, "A table with fewer non-whitespace characters of text than this (and no substance "
-                                 "tag) is empty (paper: set by the user).", minimum=0, maximum=100000,
+    # Sources: A table with fewer non-whitespace characters of text than this (and no substance tag) is empty (paper:
+    # set by the user).
+    min_chars: int = setting(20, "A table with fewer characters of text than this, and no picture or form, is empty.", minimum=0, maximum=100000,
                              group="advanced", scope="user")
-    head_levels: int = setting(4, "A table with some text that is the block right before the detected article, or "
-                                  "before one of its nearest this-many ancestors, is the article's head (its date, "
-                                  "byline, headline) and is never empty (pagesieve; issue 15).", minimum=0,
+    # Sources: A table with some text that is the block right before the detected article, or before one of its
+    # nearest this-many ancestors, is the article's head (its date, byline, headline) and is never empty (pagesieve;
+    # issue 15).
+    head_levels: int = setting(4, "A table with some text right before the article (or before one of this many blocks"
+                                  " around it) holds the article's headline, date or byline and is never removed as "
+                                  "empty.", minimum=0,
                                maximum=20, group="advanced", scope="user")
 
 

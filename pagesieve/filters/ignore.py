@@ -119,10 +119,11 @@ class IgnoreSettings:
     """Which kinds of tags and attributes to drop (the paper's "Ignore Settings" screen)."""
 
     scripts: bool = setting(True, "Remove <script> elements.", group="ignore", scope="user")
-    reveal_streamed: bool = setting(True, "When scripts are removed, put content a page streams in a hidden "
-                                          "<div id=S:n> (React's streamed server rendering) where its script would "
-                                          "have put it, in place of the <template id=B:n> placeholder and its "
-                                          "loading skeleton (else it stays hidden: a blank page).",
+    # Sources: When scripts are removed, put content a page streams in a hidden <div id=S:n> (React's streamed server
+    # rendering) where its script would have put it, in place of the <template id=B:n> placeholder and its loading
+    # skeleton (else it stays hidden: a blank page).
+    reveal_streamed: bool = setting(True, "When scripts are removed, show content that the page sends in pieces and "
+                                          "its scripts would have put in place (else such a page stays blank).",
                                     group="ignore", scope="user")
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
                                         "(else remove it too).", group="ignore", scope="user")
@@ -139,10 +140,12 @@ class IgnoreSettings:
     text_links: bool = setting(False, "Remove text links (the removed-links list can re-add them at the end).",
                                group="ignore", scope="user")
     forms: bool = setting(False, "Remove <form> elements with everything in them.", group="ignore", scope="user")
-    form_wrapper_chars: int = setting(500, "A <form> holding at least this many characters of text wraps page "
-                                           "content (ASP.NET pages wrap the whole body in one): it is replaced by a "
-                                           "<div> of its content instead of removed, its controls going by the "
-                                           "inputs/buttons/selects settings (the paper's article threshold, 500).",
+    # Sources: A <form> holding at least this many characters of text wraps page content (ASP.NET pages wrap the whole
+    # body in one): it is replaced by a <div> of its content instead of removed, its controls going by the
+    # inputs/buttons/selects settings (the paper's article threshold, 500).
+    form_wrapper_chars: int = setting(500, "A form holding at least this many characters of text wraps the page's "
+                                           "content: its content is kept (its controls follow the settings for "
+                                           "inputs, buttons and lists) instead of removing it all.",
                                       minimum=0, group="ignore", scope="user")
     inputs: bool = setting(False, "Remove <input> and <textarea> elements.", group="ignore", scope="user")
     buttons: bool = setting(False, "Remove <button> elements.", group="ignore", scope="user")

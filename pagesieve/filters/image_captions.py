@@ -66,33 +66,44 @@ class ImageCaptionSettings:
                          group="advanced")
     labels: tuple[str, ...] = setting(nlp.DEFAULT_LABELS, "spaCy entity labels that count (paper: names of people, "
                                                           "places and organizations).", group="advanced")
+    # Sources: An image whose caption's entity cosine with the article is below this is removed (0: no shared entity,
+    # 1: the same ones in the same proportions). Measured on tests' crafted story: captions of its people and places
+    # score 0.30-0.83, an ad naming one of its places among three brands 0.17, unrelated brands 0; a caption sharing
+    # one of two names with ten equally frequent article entities scores 0.22.
     min_similarity: float = setting(
-        0.2, "An image whose caption's entity cosine with the article is below this is removed (0: no shared "
-             "entity, 1: the same ones in the same proportions). Measured on tests' crafted story: captions of its "
-             "people and places score 0.30-0.83, an ad naming one of its places among three brands 0.17, unrelated "
-             "brands 0; a caption sharing one of two names with ten equally frequent article entities scores 0.22.",
+        0.2, "A picture is removed when the people, places and things its caption names match the article's less than"
+             " this (0: none shared, 1: the same ones).",
         minimum=0.0, maximum=1.0, group="advanced", scope="user")
+    # Sources: A caption with fewer entity mentions than this is matched against the article's representative entities
+    # only (paper: small blocks without high entity frequencies).
     small_caption_entities: int = setting(
-        5, "A caption with fewer entity mentions than this is matched against the article's representative "
-           "entities only (paper: small blocks without high entity frequencies).", minimum=1, maximum=1000,
+        5, "A caption naming fewer people, places or things than this is matched only against the article's main "
+           "ones.", minimum=1, maximum=1000,
         group="advanced", scope="user")
     representative_entities: int = setting(
         10, "How many of the article's most frequent entities are its representative ones.", minimum=1,
         maximum=1000, group="advanced", scope="user")
-    keep_uncaptioned: bool = setting(False, "Keep images without any caption text (paper: an image without caption "
-                                            "is a non-article image and is removed).", group="advanced", scope="user")
-    keep_without_entities: bool = setting(True, "Keep a captioned image when its caption or the article has no named "
-                                                "entity (the similarity cannot be measured).", group="advanced", scope="user")
+    # Sources: Keep images without any caption text (paper: an image without caption is a non-article image and is
+    # removed).
+    keep_uncaptioned: bool = setting(False, "Keep pictures that have no caption at all.", group="advanced", scope="user")
+    # Sources: Keep a captioned image when its caption or the article has no named entity (the similarity cannot be
+    # measured).
+    keep_without_entities: bool = setting(True, "Keep a captioned picture when its caption or the article names no "
+                                                "people, places or things (nothing to compare).", group="advanced", scope="user")
+    # Sources: A first parent block holding more than this fraction of the article's text is the article itself, not a
+    # caption (then only figcaption, alt and title count).
     max_caption_share: float = setting(
-        0.5, "A first parent block holding more than this fraction of the article's text is the article itself, not "
-             "a caption (then only figcaption, alt and title count).", minimum=0.0, maximum=1.0, group="advanced", scope="user")
+        0.5, "A block around a picture holding more than this share of the article's text is the article, not a "
+             "caption.", minimum=0.0, maximum=1.0, group="advanced", scope="user")
     max_article_chars: int = setting(
         2500, "Only this many leading characters of the article text go through NER (about 400 words: a story "
               "names its main entities early; on scrapinghub 5000 gave the same F1 at 1.4x the filter's time).",
         minimum=100, maximum=1_000_000,
         group="advanced")
-    same_language: bool = setting(True, "Judge captions only when the article's language (pagesieve.lang's guess) "
-                                        "is the model's or unknown; otherwise captioned images are kept.",
+    # Sources: Judge captions only when the article's language (pagesieve.lang's guess) is the model's or unknown;
+    # otherwise captioned images are kept.
+    same_language: bool = setting(True, "Judge captions only when the article's language is the one the name finder "
+                                        "knows (or unknown); otherwise pictures stay.",
                                   group="advanced", scope="user")
     max_caption_chars: int = setting(1000, "Only this many leading characters of a caption go through NER.",
                                      minimum=10, maximum=100_000, group="advanced")

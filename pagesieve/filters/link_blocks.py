@@ -76,14 +76,17 @@ class LinkBlocksSettings:
                                                         "numbers, dates, CJK characters, punctuation) or 'code' "
                                                         "(definition 1: characters of attribute-free code).",
                                                 choices=("text", "code"), group="advanced", scope="preset")
-    min_links: int = setting(3, "C_t: a logical link block holds at least this many links (paper 4.2: C_t = 3).",
+    # Sources: C_t: a logical link block holds at least this many links (paper 4.2: C_t = 3).
+    min_links: int = setting(3, "A run of links holds at least this many links.",
                              minimum=2, group="advanced", scope="user")
-    max_text_distance: int = setting(40, "d_t for text distance: adjacent links of a block are fewer than this "
-                                         "many text units apart (paper 4.2, second group: 40). Lower keeps more "
-                                         "sentences with several inline links (10: recall 0.994, F1 0.825 on the "
-                                         "shared corpus; 40: 0.943, 0.853).", minimum=1, group="advanced", scope="user")
-    max_code_distance: int = setting(80, "d_t for code distance: adjacent links of a block are fewer than this "
-                                         "many code characters apart (paper 4.2: 80).", minimum=1, group="advanced", scope="user")
+    # Sources: d_t for text distance: adjacent links of a block are fewer than this many text units apart (paper 4.2,
+    # second group: 40). Lower keeps more sentences with several inline links (10: recall 0.994, F1 0.825 on the
+    # shared corpus; 40: 0.943, 0.853).
+    max_text_distance: int = setting(40, "Links of one run are fewer than this many words apart. Lower keeps more "
+                                         "sentences that hold several links.", minimum=1, group="advanced", scope="user")
+    # Sources: d_t for code distance: adjacent links of a block are fewer than this many code characters apart (paper
+    # 4.2: 80).
+    max_code_distance: int = setting(80, "Links of one run are fewer than this many characters of markup apart.", minimum=1, group="advanced", scope="user")
     keep_article_links: bool = setting(True, "Leave links inside the article found by an earlier filter alone.",
                                        group="advanced", scope="user")
 

@@ -46,32 +46,37 @@ _chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
 class LinkDensitySettings:
     """Thresholds of the paper's steps 3 (basic content) and 4 (precise content)."""
 
-    basic_ltd: float = setting(0.4, "Basic content: LTD (link characters / text characters) at most this "
-                                    "(paper 3.2 step 3: LTD = 0.4, an upper bound).",
+    # Sources: Basic content: LTD (link characters / text characters) at most this (paper 3.2 step 3: LTD = 0.4, an
+    # upper bound).
+    basic_ltd: float = setting(0.4, "A content block has at most this share of its characters in links.",
                                minimum=0, maximum=1, group="advanced", scope="user")
-    basic_la: int | None = setting(None, "Basic content: LA (links under the node) at most this; null = no "
-                                         "bound. The paper lists LA = 10 (step 3) but as a bound it rejects "
-                                         "nearly every <body>; LA is its cue to descend (3.1 2), which the "
-                                         "precise bound does.", minimum=0, group="advanced", scope="user")
-    basic_ntl: int = setting(100, "Basic content: NTL (non-whitespace text characters) at least this "
-                                  "(paper 3.2 step 3: NTL = 100, a lower bound).", minimum=0, group="advanced", scope="user")
-    basic_lad: float = setting(0.5, "Basic content: LAD (links / nodes under the node) at most this "
-                                    "(paper 3.2 step 3: LAD = 0.5, an upper bound).",
+    # Sources: Basic content: LA (links under the node) at most this; null = no bound. The paper lists LA = 10 (step
+    # 3) but as a bound it rejects nearly every <body>; LA is its cue to descend (3.1 2), which the precise bound
+    # does.
+    basic_la: int | None = setting(None, "A content block holds at most this many links; empty: no limit.", minimum=0, group="advanced", scope="user")
+    # Sources: Basic content: NTL (non-whitespace text characters) at least this (paper 3.2 step 3: NTL = 100, a lower
+    # bound).
+    basic_ntl: int = setting(100, "A content block holds at least this many characters of text.", minimum=0, group="advanced", scope="user")
+    # Sources: Basic content: LAD (links / nodes under the node) at most this (paper 3.2 step 3: LAD = 0.5, an upper
+    # bound).
+    basic_lad: float = setting(0.5, "A content block has at most this many links per element inside it.",
                                minimum=0, maximum=1, group="advanced", scope="user")
-    precise_ltd: float = setting(0.1, "Precise content: LTD at most this (paper 3.2 step 4: LTD = 0.1, an "
-                                      "upper bound).", minimum=0, maximum=1, group="advanced", scope="user")
-    precise_la: int = setting(10, "Precise content: LA at most this; more links means descend "
-                                  "(paper 3.2 step 4: LA = 10, an upper bound).", minimum=0, group="advanced", scope="user")
-    precise_ntl: int = setting(50, "Precise content: NTL at least this (paper 3.2 step 4: NTL = 50, a lower "
-                                   "bound).", minimum=0, group="advanced", scope="user")
-    precise_lad: float = setting(0.1, "Precise content: LAD at most this (paper 3.2 step 4: LAD = 0.1, an "
-                                      "upper bound).", minimum=0, maximum=1, group="advanced", scope="user")
-    siblings: bool = setting(True, "Step 5: also extract the siblings of the chosen node that meet the "
-                                   "precise-content thresholds.", group="advanced", scope="user")
-    search_link_heavy: bool = setting(False, "When no node of a level meets the basic thresholds before any did "
-                                             "(e.g. a <body> whose menus make LTD > basic_ltd), descend into the "
-                                             "child with the most text outside links instead of giving up (the "
-                                             "paper gives up: 3.3 step 14).", group="advanced", scope="user")
+    # Sources: Precise content: LTD at most this (paper 3.2 step 4: LTD = 0.1, an upper bound).
+    precise_ltd: float = setting(0.1, "The content finally kept has at most this share of its characters in links.", minimum=0, maximum=1, group="advanced", scope="user")
+    # Sources: Precise content: LA at most this; more links means descend (paper 3.2 step 4: LA = 10, an upper bound).
+    precise_la: int = setting(10, "The content finally kept holds at most this many links; with more, the search goes"
+                                  " one level deeper.", minimum=0, group="advanced", scope="user")
+    # Sources: Precise content: NTL at least this (paper 3.2 step 4: NTL = 50, a lower bound).
+    precise_ntl: int = setting(50, "The content finally kept holds at least this many characters of text.", minimum=0, group="advanced", scope="user")
+    # Sources: Precise content: LAD at most this (paper 3.2 step 4: LAD = 0.1, an upper bound).
+    precise_lad: float = setting(0.1, "The content finally kept has at most this many links per element inside it.", minimum=0, maximum=1, group="advanced", scope="user")
+    # Sources: Step 5: also extract the siblings of the chosen node that meet the precise-content thresholds.
+    siblings: bool = setting(True, "Also keep the blocks next to the chosen one that pass the same tests.", group="advanced", scope="user")
+    # Sources: When no node of a level meets the basic thresholds before any did (e.g. a <body> whose menus make LTD >
+    # basic_ltd), descend into the child with the most text outside links instead of giving up (the paper gives up:
+    # 3.3 step 14).
+    search_link_heavy: bool = setting(False, "When no block of a level passes (menus everywhere), look inside the "
+                                             "part with the most text outside links instead of giving up.", group="advanced", scope="user")
     ignored_tags: tuple[str, ...] = setting(("script", "style", "form", "marquee", "meta", "noscript", "template"),
                                             "Subtrees left out of the statistics and the walk (paper step 2: "
                                             "script, style, form, marquee, meta; noscript and template added: "

@@ -93,30 +93,38 @@ def link_key(href: str, base: str | None) -> str:
 class RemovedLinksSettings:
     """How the removed links come back (the paper's "Append Links to Bottom of Page")."""
 
-    label: str = setting("Links removed from this page", "Summary of the collapsed list (followed by the number of "
-                                                         "links) and accessible name (aria-label) of the section.",
-                         group="output", scope="user")
+    # Sources: Summary of the collapsed list (followed by the number of links) and accessible name (aria-label) of the
+    # section.
+    label: str = setting("Links removed from this page", "The title of the list of removed links (the number of links"
+                                                         " follows it); screen readers also name the list by it.",
+                         group="output", scope="user", max_length=200)
     max_links: int = setting(0, "List at most this many links (0 = all).", minimum=0, maximum=100000,
                              group="output", scope="user")
     skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output", scope="user")
+    # Sources: In text output, where no link can be followed, a link removed from page furniture (a <nav>, the banner
+    # <header>, the <footer>, an <aside>, their ARIA roles) is listed only when its text has at least this many words:
+    # a menu's labels ('Home', 'Contact us') read out again are noise, a headline is not. An address also linked from
+    # the content counts as content. 0: list them all.
     furniture_min_words: int = setting(
-        3, "In text output, where no link can be followed, a link removed from page furniture (a <nav>, "
-           "the banner <header>, the <footer>, an <aside>, their ARIA roles) is listed only when its text has "
-           "at least this many words: a menu's labels ('Home', 'Contact us') read out again are noise, a "
-           "headline is not. An address also linked from the content counts as content. 0: list them all.",
+        3, "In plain text, where links cannot be followed, a link taken from a menu, header, footer or side bar is "
+           "listed only when its text has at least this many words: menu labels read out again are noise, a headline "
+           "is not. 0: list them all.",
         minimum=0, maximum=1000, group="output", scope="user")
+    # Sources: In text output, a removed link from anywhere else is listed only when its text has at least this many
+    # words: a one-word label ('Home', 'Jobs', 'UK') is a menu's, wherever the page put its menu, and read out alone
+    # it names nothing to follow. 0 or 1: list them all.
     min_words: int = setting(
-        2, "In text output, a removed link from anywhere else is listed only when its text has at least this "
-           "many words: a one-word label ('Home', 'Jobs', 'UK') is a menu's, wherever the page put its menu, "
-           "and read out alone it names nothing to follow. 0 or 1: list them all.",
+        2, "In plain text, any other removed link is listed only when its text has at least this many words (a one-"
+           "word label names nothing to follow). 0 or 1: list them all.",
         minimum=0, maximum=1000, group="output", scope="user")
     same_page: bool = setting(False, "Also list links to places on the same page (href starting with #).",
                               group="output", scope="user")
+    # Sources: Leave the list out when it would hold more words than the filters took away from the page (it would
+    # give back every removed word and add its own): 'text' in text output only, where the list cannot be collapsed
+    # and is read out in full (in HTML it stays, collapsed, so the page's menus stay reachable); 'always'; 'never'.
     only_if_shorter: Literal["text", "always", "never"] = setting(
-        "text", "Leave the list out when it would hold more words than the filters took away from the page (it "
-                "would give back every removed word and add its own): 'text' in text output only, where the list "
-                "cannot be collapsed and is read out in full (in HTML it stays, collapsed, so the page's menus "
-                "stay reachable); 'always'; 'never'.",
+        "text", "Leave the list out when it would hold more words than the filters took away: text leaves it out in "
+                "plain text only (in a web page it stays, folded); always; never.",
         choices=("text", "always", "never"), group="output", scope="user")
 
 

@@ -87,8 +87,10 @@ ATTR_RANK = "data-pagesieve-rank"
 class SegmentsSettings:
     """DeSeA's delimiter levels, window size α, anchor text, cue phrases and ω."""
 
-    alpha: int = setting(300, "Window size α in characters: a block with more is divided at the next delimiter "
-                              "level, merged blocks stay within it (paper 2.3.3.1: 300).", minimum=1,
+    # Sources: Window size α in characters: a block with more is divided at the next delimiter level, merged blocks
+    # stay within it (paper 2.3.3.1: 300).
+    alpha: int = setting(300, "Blocks are about this many characters: larger ones are split, small neighbours merged "
+                              "up to it.", minimum=1,
                          maximum=1_000_000, group="advanced", scope="user")
     levels: tuple[str, ...] = setting(
         ("hr table h1 h2 p+strong header footer nav aside",
@@ -101,15 +103,20 @@ class SegmentsSettings:
         ("h1", "h2", "h3", "h4", "h5", "h6", "p+strong", "p", "li", "br", "dt", "dd", "tr"),
         "Delimiters of next-to type: adjacent blocks cut by the same one of these are merged while they fit in "
         "α (paper: ';', '.' and <Hx> with the same x). Empty: no merging.", group="advanced", scope="preset")
-    anchor_chars: int = setting(80, "A block's anchor text: this many characters of page text before it (paper: "
-                                    "80).", minimum=1, maximum=10_000, group="advanced", scope="user")
-    heading_in_anchor: bool = setting(True, "The anchor text of a heading block also takes in its opening heading "
-                                            "(the text just before the block's content).", group="advanced", scope="user")
+    # Sources: A block's anchor text: this many characters of page text before it (paper: 80).
+    anchor_chars: int = setting(80, "How many characters before a block are searched for your phrases.", minimum=1, maximum=10_000, group="advanced", scope="user")
+    # Sources: The anchor text of a heading block also takes in its opening heading (the text just before the block's
+    # content).
+    heading_in_anchor: bool = setting(True, "For a block that opens with a heading, the heading counts as text before"
+                                            " the block.", group="advanced", scope="user")
+    # Sources: Cue phrases as "phrase:priority" (priority > 0; "phrase" alone means 1): a block's degree of relevance
+    # is the highest priority found in its anchor text.
     cue_phrases: tuple[str, ...] = setting(
-        (), "Cue phrases as \"phrase:priority\" (priority > 0; \"phrase\" alone means 1): a block's degree of "
-            "relevance is the highest priority found in its anchor text.", group="advanced", scope="user")
-    top_blocks: int = setting(10, "ω: at most this many blocks with the highest degree of relevance are relevant "
-                                  "(paper: 10).", minimum=1, maximum=100_000, group="advanced", scope="user")
+        (), 'Your phrases, as "phrase:weight" (a weight above 0; a phrase alone weighs 1): the blocks right after '
+            "them are the ones kept, the best weight first.", group="advanced", scope="user",
+        max_length=200, max_items=100)
+    # Sources: ω: at most this many blocks with the highest degree of relevance are relevant (paper: 10).
+    top_blocks: int = setting(10, "At most this many blocks, the best matches for your phrases, are kept.", minimum=1, maximum=100_000, group="advanced", scope="user")
     mode: str = setting("mark", "mark: number the blocks and mark their relevance in data-pagesieve-* attributes; "
                                 "keep: keep only the relevant blocks (when any block is relevant).",
                         choices=_MODES, group="advanced", scope="preset")

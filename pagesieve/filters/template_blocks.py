@@ -56,12 +56,16 @@ class TemplateBlocksSettings:
          "footer"),
         "Ordered partitioning tag set (paper 2.3.2: TABLE, TR, P, HR, UL, DIV, SPAN …; ol and the HTML5 "
         "sectioning tags added, as today's layouts use them where the paper's used tables).", group="advanced", scope="preset")
-    similarity: float = setting(0.9, "Two blocks are the same when the cosine of their word vectors is at least "
-                                     "this (paper 2.3.2 e: ε = 0.9).", minimum=0, maximum=1, group="advanced", scope="user")
-    min_share: float = setting(0.5, "A block is template when similar blocks are on at least this share of the "
-                                    "site's other stored pages (IBDF = pages / pages with it <= 1 / min_share).",
+    # Sources: Two blocks are the same when the cosine of their word vectors is at least this (paper 2.3.2 e: ε =
+    # 0.9).
+    similarity: float = setting(0.9, "Two blocks are the same when their words match at least this closely (0 to 1).", minimum=0, maximum=1, group="advanced", scope="user")
+    # Sources: A block is template when similar blocks are on at least this share of the site's other stored pages
+    # (IBDF = pages / pages with it <= 1 / min_share).
+    min_share: float = setting(0.5, "A block is repeated when it is on at least this share of the site's other pages "
+                                    "seen ...",
                                minimum=0.01, maximum=1, group="advanced", scope="user")
-    min_pages: int = setting(1, "...and on at least this many of them (the paper compares two or more pages).",
+    # Sources: ...and on at least this many of them (the paper compares two or more pages).
+    min_pages: int = setting(1, "... and on at least this many of them.",
                              minimum=1, group="advanced", scope="user")
     max_pages: int = setting(20, "Pages of one site kept in the site memory (newest first).", minimum=1,
                              maximum=1000, group="advanced")

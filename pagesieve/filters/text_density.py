@@ -50,16 +50,20 @@ _chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
 class TextDensitySettings:
     """The row-block algorithm's parameters."""
 
-    block_lines: int = setting(5, "Lines per row block, n (paper: \"set to 5 commonly\").", minimum=1, maximum=50,
+    # Sources: Lines per row block, n (paper: "set to 5 commonly").
+    block_lines: int = setting(5, "Lines that make one block when text density is measured.", minimum=1, maximum=50,
                                group="advanced", scope="user")
-    threshold: int | None = setting(None, "Surge threshold T in characters per row block; null = adaptive "
-                                          "(paper: maximise g = M - N over T).", minimum=0, group="advanced", scope="user")
-    threshold_min: int = setting(20, "Adaptive T: smallest candidate (paper: 20).", minimum=0, group="advanced", scope="user")
-    threshold_max: int = setting(140, "Adaptive T: largest candidate (paper: 140).", minimum=0, group="advanced", scope="user")
-    threshold_step: int = setting(10, "Adaptive T: step between candidates (paper: 10).", minimum=1,
+    # Sources: Surge threshold T in characters per row block; null = adaptive (paper: maximise g = M - N over T).
+    threshold: int | None = setting(None, "Characters per block where text begins; empty: found for each page.", minimum=0, group="advanced", scope="user")
+    # Sources: Adaptive T: smallest candidate (paper: 20).
+    threshold_min: int = setting(20, "When found for each page: the smallest value tried.", minimum=0, group="advanced", scope="user")
+    # Sources: Adaptive T: largest candidate (paper: 140).
+    threshold_max: int = setting(140, "When found for each page: the largest value tried.", minimum=0, group="advanced", scope="user")
+    # Sources: Adaptive T: step between candidates (paper: 10).
+    threshold_step: int = setting(10, "When found for each page: the step between values tried.", minimum=1,
                                   group="advanced", scope="user")
-    drop_max: int = setting(0, "A row block with at most this many characters is a drop point (paper: "
-                               "\"zero or close to zero\").", minimum=0, group="advanced", scope="user")
+    # Sources: A row block with at most this many characters is a drop point (paper: "zero or close to zero").
+    drop_max: int = setting(0, "A block with at most this many characters marks where the text ends.", minimum=0, group="advanced", scope="user")
     line_mode: Literal["source", "blocks"] = setting("source", "Lines: the page source's lines (paper), or a new "
                                                                "line at every block-level tag (minified pages).",
                                                      group="advanced", scope="preset")

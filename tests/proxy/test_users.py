@@ -145,19 +145,19 @@ def test_per_site_rule(setup):
     _, _, origin, proxy = setup
     with client_for(proxy, "bob") as b:
         fields = browser_form(b.get(SETTINGS).text)
-        r = post(b, changed(fields, site__new__host="not a host", site__new__bypass="on"))
+        r = post(b, changed(fields, site__new__host="not a host", site__new__preset="reader"))
         assert r.status_code == 400 and "not a valid host name" in r.text
         r = post(b, changed(fields, site__new__host="127.0.0.3", site__new__preset="reader"))
         assert r.status_code == 303
         assert b.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered; preset=reader")
         fields = browser_form(b.get(SETTINGS).text)
         assert ("site.0.host", "127.0.0.3") in fields and ("site.0.preset", "reader") in fields
-        assert post(b, changed(fields, site__0__bypass="on")).status_code == 303
+        assert post(b, changed(fields, sites__as_sent="127.0.0.3")).status_code == 303
         assert b.get(origin.url("/ads.html")).headers["x-pagesieve"] == "unfiltered; reason=bypassed"
         with client_for(proxy, "alice") as a:  # Bob's rule is Bob's
             assert a.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered; preset=declutter")
         fields = browser_form(b.get(SETTINGS).text)
-        assert post(b, changed(fields, site__0__remove="on")).status_code == 303
+        assert post(b, changed(fields, site__0__remove="on", sites__as_sent="")).status_code == 303
         assert b.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered; preset=declutter")
 
 
@@ -189,10 +189,11 @@ def test_settings_page_in_chromium(setup, tmp_path):
             page = browser.new_page()
             page.goto(SETTINGS)
             assert page.get_by_role("heading", name="pagesieve settings for bob").is_visible()
-            page.get_by_label("link_lists", exact=True).uncheck()
-            page.get_by_label("Preset", exact=True).select_option("reader")
+            page.locator("#s-chain > summary").click()  # unfold the section
+            page.get_by_label("Lists of links", exact=True).uncheck()
+            page.get_by_role("radio", name="Reader view").check()
             with page.expect_navigation():
-                page.get_by_role("button", name="Save settings").click()
+                page.get_by_role("button", name="Save settings").first.click()
             assert page.url.endswith("/?saved=1"), page.content()[:3000]
             assert page.get_by_role("status").inner_text() == "Settings saved."
             response = page.goto(origin.url("/ads.html"))
@@ -225,14 +226,14 @@ def _reflow_and_axe(sync_api, proxy, _RUN, AXE_JS, GATED, TAGS, launch) -> None:
         context = browser.new_context(bypass_csp=True)  # to inject axe; the page itself runs no script
         page = context.new_page()
         page.goto(SETTINGS)
-        assert page.get_by_role("radiogroup", name="format").is_visible()
-        assert page.get_by_role("radio", name="text", exact=True).count() == 1
+        assert page.get_by_role("radiogroup", name="Pages arrive as").is_visible()
+        assert page.get_by_role("radio", name="Plain text", exact=True).count() == 1
         assert page.locator("#f-filters-link_lists-ratio[type=number][min=\"0\"][max=\"100\"]").count() == 1
-        page.get_by_label("Host (e.g. example.org)").fill("not a host!")
+        page.get_by_label("Sites shown as sent").fill("not a host!")
         with page.expect_navigation():
-            page.get_by_role("button", name="Save settings").click()
+            page.get_by_role("button", name="Save settings").first.click()
         assert page.get_by_role("alert").is_visible()
-        assert page.locator("#f-site-new-host[aria-invalid=true]").count() == 1
+        assert page.locator("#f-sites-as_sent[aria-invalid=true]").count() == 1
         for width in (1000, 640, 320):
             page.set_viewport_size({"width": width, "height": 800})
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
