@@ -130,11 +130,12 @@ class Filterer:
                            self.format)
 
     def process(self, html: str | bytes, *, url: str | None = None, declared_encoding: str | None = None,
-                store: Any = None) -> ChainResult:
-        """As calling it, but the chain's own :class:`~pagesieve.chain.ChainResult` (bytes, for the proxy)."""
+                store: Any = None, slot: bool = False) -> ChainResult:
+        """As calling it, but the chain's own :class:`~pagesieve.chain.ChainResult` (bytes, for the proxy;
+        ``slot``: with the place where the proxy may insert its own content)."""
         if isinstance(html, str):
             html, declared_encoding = html.encode("utf-8"), "utf-8"
-        return self.chain.process(html, url=url, declared_encoding=declared_encoding, store=store)
+        return self.chain.process(html, url=url, declared_encoding=declared_encoding, store=store, slot=slot)
 
 
 #: Filterers kept by :func:`filter_html` (per preset, output and settings); bounded.

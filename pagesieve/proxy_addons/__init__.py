@@ -26,6 +26,7 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     """The ordered addon list. ``cfg`` is a loaded :class:`pagesieve.config.Config`, or None to
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
+    from pagesieve.proxy_addons.control import PageControl
     from pagesieve.proxy_addons.filtering import Declutter
     from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity
@@ -34,11 +35,12 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
 
     source = ConfigSource(cfg)
     identity = Identity(source)
-    declutter = Declutter(source, executor=executor)
+    control = PageControl(source, identity)  # the page control: the filtering addon and the settings app share it
+    declutter = Declutter(source, executor=executor, control=control)
     return [
         source,
         identity,
-        SettingsPage(source, identity),
+        SettingsPage(source, identity, control),
         declutter,
         Health(identity, declutter),
     ]

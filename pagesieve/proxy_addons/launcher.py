@@ -73,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     preset = cfg.preset_for(args.preset)
     shown = f"[{host}]" if ":" in host else host
     workers = s.workers or os.cpu_count() or 1
-    ways = [f"add ?{s.bypass_param} to its URL"] if s.bypass_param else []
+    ways = ["its Show original link (or ?" + s.bypass_param + ", after a question)"] if s.bypass_param else []
     if s.bypass_header:
         ways.append(f"send the header {s.bypass_header}: 1")
     lines = [

@@ -45,6 +45,8 @@ from pagesieve.config import check_user_key, scope_of
 from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.filters import FILTERS
 from pagesieve.profiles import Profile, ProfileError, SiteRule, chain_for, normalize_host, overrides_tree
+from pagesieve.proxy_addons.control import PageControl
+from pagesieve.proxy_addons.control_pages import add_routes as add_control_routes
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
 
@@ -267,9 +269,10 @@ class SettingsPage(asgiapp.WSGIApp):
 
     name = "pagesieve_settings_page"
 
-    def __init__(self, source: ConfigSource, identity: Identity) -> None:
+    def __init__(self, source: ConfigSource, identity: Identity, control: PageControl | None = None) -> None:
         self.source = source
         self.identity = identity
+        self.control = control or PageControl(source, identity)
         self._form: Form | None = None
         self._form_cfg: Any = None
         self.app = create_app(self)
@@ -407,6 +410,7 @@ def create_app(page: SettingsPage) -> flask.Flask:
             return _refuse(user, "missing or wrong CSRF token")
         return page.save(user, store, form)
 
+    add_control_routes(app, page, page.control, _USER.get, _message)
     return app
 
 
