@@ -160,9 +160,14 @@ class PageControl:
 
     @property
     def settings_url(self) -> str:
+        return self.settings_for("http")
+
+    def settings_for(self, scheme: str) -> str:
+        """The settings page's address for a page of ``scheme``: https for an https page (the proxy
+        answers it itself, :class:`SettingsTunnel`), so its form is no insecure form on a secure page."""
         cfg = self.source.cfg
         host = cfg.globals["users"].settings_host if cfg is not None else "pagesieve.settings"
-        return f"http://{host}/"
+        return f"{'https' if scheme == 'https' else 'http'}://{host}/"
 
     # -- tokens --------------------------------------------------------------------------------
     def token(self, purpose: str, *parts: str) -> str:
@@ -183,10 +188,10 @@ class PageControl:
 
     # -- markup --------------------------------------------------------------------------------
     def html(self, user: str, url: str, host: str, removed: int, removed_key: str | None) -> str:
-        """The control's markup for one filtered page (ASCII only: it goes into a page of any charset)."""
+        """The control's markup for one filtered page (its settings links in the page's scheme)."""
         from pagesieve.profiles import normalize_host
 
-        settings = self.settings_url
+        settings = self.settings_for(url.split(":", 1)[0])
         try:
             site: str | None = normalize_host(host)  # as the site rule stores it
         except ValueError:
@@ -200,14 +205,36 @@ class PageControl:
     def text_line(self, user: str, url: str) -> str:
         """The line text output ends with."""
         original = f"As sent: {self.original_url(user, url)}  " if self.param else ""
-        return f"Filtered by pagesieve. {original}Settings: {self.settings_url}"
+        return f"Filtered by pagesieve. {original}Settings: {self.settings_for(url.split(':', 1)[0])}"
 
     def confirm_page(self, user: str, url: str) -> str:
         """The proxy's own "Show this page as sent?" page for ``url`` (without the bypass parameter)."""
         return self._env.get_template("as_sent.html").render(
-            url=url, original=self.original_url(user, url), settings=self.settings_url)
+            url=url, original=self.original_url(user, url), settings=self.settings_for(url.split(":", 1)[0]))
 
     def keep(self, user: str, url: str, preset: str, filters: Any, removals: Any) -> str:
         """Keep one page's removals for "What was removed"; their key."""
         return self.removed.add(PageRemovals(user, url, preset, tuple((f.name, f.status, f.removed) for f in filters),
                                              tuple(removals), time.time()))
+
+
+class SettingsTunnel:
+    """Lets the settings host be reached over HTTPS: a ``CONNECT`` to it is answered by the proxy
+    (no connection to a server of that name is tried), and the requests inside the tunnel reach the
+    settings page as over plain HTTP. An HTTPS page's control links there, so its form is not an
+    insecure form on a secure page (browsers warn before sending one). After
+    :class:`~pagesieve.proxy_addons.identity.Identity`: a CONNECT it refused stays refused."""
+
+    name = "pagesieve_settings_tunnel"
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    def http_connect(self, flow: Any) -> None:
+        from mitmproxy import http
+
+        cfg = self.source.cfg
+        if flow.response is not None or cfg is None:
+            return
+        if flow.request.pretty_host.lower() == cfg.globals["users"].settings_host.lower():
+            flow.response = http.Response.make(200)

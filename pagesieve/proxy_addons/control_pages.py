@@ -85,7 +85,7 @@ def add_routes(app: flask.Flask, settings_page: Any, control: PageControl, curre
                            link=True)
         view = removal_view(page)
         return flask.render_template("removed.html", original=control.original_url(user, page.url),
-                                     settings=control.settings_url, **view)
+                                     settings="/", **view)
 
     @app.route(ALWAYS_PATH, methods=["POST"])
     def always_as_sent():
