@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import time
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Iterable, TypedDict
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve import dom
@@ -589,6 +591,9 @@ class ChainResult:
     preset: str | None = None
     #: The Content-Security-Policy to serve the page with (None: none asked for).
     content_security_policy: str | None = None
+    #: Asked for (``process(slot=True)``) and HTML: the byte offset in ``body`` where a caller may
+    #: insert content of its own (after the skip link that opens the body; see :func:`_mark_slot`).
+    slot: int | None = None
 
     @property
     def failed(self) -> list[str]:
@@ -714,22 +719,57 @@ class Chain:
         return ctx.removed
 
     def process(self, data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
-                store: Any = None, declared_html: bool = False) -> ChainResult:
+                store: Any = None, declared_html: bool = False, slot: bool = False) -> ChainResult:
         """Parse, filter and render one page. Raises InputError for input that is not HTML
-        (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`)."""
+        (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`).
+        ``slot``: also find where a caller may insert content of its own into the HTML
+        (:attr:`ChainResult.slot`)."""
         from pagesieve.output import TEXT_ENCODING, render  # output depends on document only
 
         t0 = time.perf_counter()
         page = parse(data, url=url, declared_encoding=declared_encoding, declared_html=declared_html)
         state, stats = self.run(page, store=store)
+        mark = _mark_slot(page) if slot and getattr(self.output, "format", "html") == "html" else None
         try:
             body, media_type = render(page, state, self.output)
         except (ValueError, TypeError, RecursionError) as err:
             raise FilterError(f"the filtered page could not be written out: {type(err).__name__}: {err}") from err
         encoding = TEXT_ENCODING if media_type == "text/plain" else page.encoding
+        offset = None
+        if mark is not None and media_type == "text/html":
+            body, offset = _take_mark(body, mark, encoding)
         return ChainResult(body=body, media_type=media_type, encoding=encoding, record=state.record,
                            filters=stats, ms=round((time.perf_counter() - t0) * 1000, 3), preset=self.preset,
-                           content_security_policy=state.content_security_policy if media_type == "text/html" else None)
+                           content_security_policy=state.content_security_policy if media_type == "text/html" else None,
+                           slot=offset)
+
+
+def _mark_slot(page: Page) -> str:
+    """Put a comment no page can know (a random name) where a caller's content goes: in ``<body>``,
+    after the in-page links that open it (the skip link), else at its start. Returns its text."""
+    body = dom.body_of(page.root)
+    at = 0
+    for child in body:
+        if not (isinstance(child.tag, str) and child.tag == "a" and (child.get("href") or "").startswith("#")):
+            break
+        at += 1
+    mark = f"pagesieve-slot-{secrets.token_hex(8)}"
+    comment = etree.Comment(mark)
+    body.insert(at, comment)
+    return mark
+
+
+def _take_mark(body: bytes, mark: str, encoding: str) -> tuple[bytes, int | None]:
+    """``body`` without the comment :func:`_mark_slot` put in, and the byte offset where it was
+    (None, and ``body`` as it is, when it is not found exactly once in ``encoding``)."""
+    try:
+        needle = f"<!--{mark}-->".encode(encoding)
+    except (LookupError, UnicodeError):
+        return body, None
+    at = body.find(needle)
+    if at < 0 or body.find(needle, at + 1) >= 0:
+        return body, None
+    return body[:at] + body[at + len(needle):], at
 
 
 def untouched(data: bytes) -> bytes:

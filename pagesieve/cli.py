@@ -2,8 +2,12 @@
 
     pagesieve filter [--config FILE] [--preset NAME] [--set key=value ...] [--output html|text]
                      [--url URL] [--explain] [--sibling PAGE ...] SOURCE
-    pagesieve config [--config FILE] (check | defaults | presets)
+    pagesieve config [--config FILE] (check | show | diff | defaults | regenerate | presets)
     pagesieve lists [--config FILE] (update | status)
+
+``--config FILE`` is taken anywhere on the line: before the command, after it, or after a
+sub-command (``pagesieve users add NAME --config FILE``). A file of one's own holds only what it
+changes; it is layered over the packaged ``config.yaml`` (:func:`pagesieve.config.load`).
 
 Errors are one line on stderr (``pagesieve: error: ...``) and exit status 2; never a traceback.
 """
@@ -16,6 +20,8 @@ import logging
 import os
 import sys
 from pathlib import Path
+
+import yaml
 
 from pagesieve import blocklists
 from pagesieve import config as C
@@ -54,15 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", metavar="SOURCE", help="an HTML file, or - for standard input")
     p.set_defaults(func=cmd_filter)
 
-    p = sub.add_parser("config", help="check the configuration or print generated defaults")
-    p.add_argument("--config", metavar="FILE")
-    p.add_argument("action", choices=("check", "defaults", "regenerate", "presets"),
-                   help="check: validate; defaults: print the generated settings block; "
-                        "regenerate: rewrite that block in the config file; presets: list presets")
+    p = sub.add_parser("config", help="check the configuration, show it, or print generated defaults")
+    p.add_argument("action", choices=("check", "show", "diff", "defaults", "regenerate", "presets"),
+                   help="check: every check `pagesieve run` makes (the file, users, directory, state database, "
+                        "lists); show: the configuration in force (the file layered over the packaged one); "
+                        "diff: what it changes from the packaged one; defaults: print the generated settings "
+                        "block; regenerate: rewrite that block in the config file; presets: list presets")
     p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("lists", help="block lists of the ads filter: download them (operator command)")
-    p.add_argument("--config", metavar="FILE")
     p.add_argument("action", choices=("update", "status"),
                    help="update: download filters.ads.download_urls into filters.ads.cache_dir; "
                         "status: which lists the ads filter would use")
@@ -70,7 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     for extra in _EXTRA_COMMANDS:
         extra(sub)
+    _config_everywhere(parser)
     return parser
+
+
+CONFIG_HELP = "configuration file (default: $PAGESIEVE_CONFIG, else the packaged config.yaml)"
+
+
+def _config_everywhere(parser: argparse.ArgumentParser, top: bool = True) -> None:
+    """``--config FILE`` on ``parser`` and on every sub-command under it, so that it works in the
+    same places for every command. Only the top level has a default (None); below it an option not
+    given sets nothing, so a ``--config`` given earlier on the line stays."""
+    own = next((a for a in parser._actions if "--config" in a.option_strings), None)
+    if own is None:
+        own = parser.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+    own.default = None if top else argparse.SUPPRESS
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _config_everywhere(child, top=False)
 
 
 def _extra_commands():
@@ -163,8 +187,28 @@ def cmd_config(args) -> int:
         for name, body in cfg.presets.items():
             print(f"{name}: {body.get('description', '')}")
         return 0
+    if args.action == "show":
+        sys.stdout.write(yaml.safe_dump(cfg.data, sort_keys=False, allow_unicode=True, width=120))
+        return 0
+    if args.action == "diff":
+        changes = C.differences(cfg)
+        for key, default, value in changes:
+            shown = "(not in the packaged config)" if default is None else _flow(default)
+            print(f"{key}: {shown} -> {_flow(value)}")
+        if not changes:
+            print(f"{cfg.source}: the same as the packaged configuration")
+        return 0
+    from pagesieve import preflight
+
+    lines = preflight.check(cfg)
     print(f"{cfg.source}: OK ({len(cfg.presets)} presets: {', '.join(cfg.presets)})")
+    for line in lines:
+        print(f"  {line}")
     return 0
+
+
+def _flow(value) -> str:
+    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -261,20 +261,70 @@ def check_user_key(key: str) -> None:
                       "a user may change only user-scope settings")
 
 
-def load(path: str | os.PathLike | None = None) -> Config:
-    """Load and validate a config file (default: ``$PAGESIEVE_CONFIG`` or the repo's ``config.yaml``)."""
-    path = Path(path or os.environ.get("PAGESIEVE_CONFIG") or DEFAULT_CONFIG)
+def _read(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"cannot read config file {path}: {err.strerror or err}") from err
     try:
-        data = yaml.safe_load(text) or {}
+        return yaml.load(text, Loader=_LOADER) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}: not valid YAML{where}: {getattr(err, 'problem', err)}") from err
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DEFAULT_DATA: dict[tuple[str, int], dict] = {}
+
+
+def default_data() -> dict:
+    """The packaged ``config.yaml`` as data (read once per change of the file); a copy."""
+    key = (str(DEFAULT_CONFIG), DEFAULT_CONFIG.stat().st_mtime_ns)
+    if key not in _DEFAULT_DATA:
+        _DEFAULT_DATA.clear()
+        _DEFAULT_DATA[key] = _read(DEFAULT_CONFIG)
+    return copy.deepcopy(_DEFAULT_DATA[key])
+
+
+def is_default_file(path: str | os.PathLike) -> bool:
+    try:
+        return Path(path).resolve() == DEFAULT_CONFIG.resolve()
+    except OSError:
+        return False
+
+
+def load(path: str | os.PathLike | None = None) -> Config:
+    """Load and validate a config file (default: ``$PAGESIEVE_CONFIG`` or the packaged ``config.yaml``).
+
+    A file of one's own holds only what it changes: it is layered over the packaged ``config.yaml``
+    (mappings merge key by key, any other value — a list, a chain — replaces the default; a preset of
+    the same name is changed only where the file says), so turning logins on is ``users: {auth: true}``.
+    ``pagesieve config show`` prints the merged result, ``pagesieve config diff`` what differs."""
+    path = Path(path or os.environ.get("PAGESIEVE_CONFIG") or DEFAULT_CONFIG)
+    data = _read(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    if not is_default_file(path):
+        data = _merge(default_data(), data)
     return Config(data, source=str(path))
+
+
+def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(data, Mapping) or (prefix and not data):
+        return {prefix: data}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        out.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def differences(cfg: Config) -> list[tuple[str, Any, Any]]:
+    """(dotted key, packaged default or None, value) of every value of ``cfg`` that is not the packaged
+    ``config.yaml``'s, in the configuration's order."""
+    base = _flatten(default_data())
+    return [(key, base.get(key), value) for key, value in _flatten(cfg.data).items()
+            if key not in base or base[key] != value]
 
 
 #: Filter instances kept for reuse (rule lists and models load once per process). Users' settings

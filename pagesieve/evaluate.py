@@ -697,7 +697,6 @@ def _share(value: str) -> float:
 def add_parser(sub) -> None:
     """The ``eval`` sub-command (called by :mod:`pagesieve.cli`)."""
     p = sub.add_parser("eval", help="score presets against pages with known main text")
-    p.add_argument("--config", metavar="FILE", help="configuration file (default: $PAGESIEVE_CONFIG or config.yaml)")
     p.add_argument("--preset", dest="presets", metavar="P", action="append", default=[],
                    help="preset to score (repeatable; default: every preset)")
     p.add_argument("--json", metavar="OUT", help="also write the results, with per-page scores, to this JSON file")

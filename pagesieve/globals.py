@@ -56,6 +56,11 @@ class ProxySettings:
                                                        "site. Empty: none.",
                                  pattern=(r"[!#$%&'*+.^_`|~0-9A-Za-z-]*",
                                           "an HTTP header name, e.g. X-Pagesieve-Bypass, or empty"), group="proxy")
+    page_control: bool = setting(True, "Put a small navigation region on every filtered HTML page, right after its skip "
+                                       "link: show the original, what was removed, the settings page, always show "
+                                       "this site as sent (no scripts); text output ends with one line saying how to "
+                                       "see the original. Off: the pages carry nothing of the proxy's own.",
+                                 group="proxy")
     log_level: str = setting("info", "Log level of the proxy's own messages (info: one line per filtered page "
                                      "and per page served unfiltered because of an error).",
                              choices=LOG_LEVELS, group="proxy")

@@ -54,6 +54,8 @@ class StateSettings:
         "",
         "PostgreSQL instead of the SQLite file, for several proxy instances sharing their state: "
         "postgresql://user[:password]@host:port/dbname (a libpq URL). Empty: the SQLite file state.path.",
+        pattern=(r"(?:postgres(?:ql)?://\S+)?", "empty, or a URL postgresql://user[:password]@host:port/dbname "
+                                                "(for a SQLite file, set state.path)"),
         group="advanced")
     refresh_seconds: float = setting(
         2.0,

@@ -287,7 +287,6 @@ def cmd_users(args) -> int:
 def add_parser(sub) -> None:
     """``pagesieve users add|remove|list`` (called by :mod:`pagesieve.cli`)."""
     p = sub.add_parser("users", help="manage the proxy's users (htpasswd file, bcrypt)")
-    p.add_argument("--config", metavar="FILE", help="configuration file (default: $PAGESIEVE_CONFIG or config.yaml)")
     p.add_argument("--htpasswd", metavar="FILE", help="password file (default: the config's users.htpasswd)")
     acts = p.add_subparsers(dest="action", required=True, parser_class=sub._parser_class)
     a = acts.add_parser("add", help="add a user (asks the password twice, or reads it with --password-stdin)")

@@ -438,3 +438,32 @@ def test_an_attribute_lxml_cannot_name_is_deleted_with_its_like_only():
     assert i.items() == [("a", "1"), ("b", "3")]
     with pytest.raises(ValueError):
         ctx.set_attr(i, "{z", "v")  # cannot be set: refused, as lxml refuses it
+
+
+@pytest.mark.parametrize("page, charset, before, after", [
+    # After the skip link that opens the body (the accessibility filter's), before what follows it.
+    ("<p>Text of the page, long enough.</p>", "utf-8", b'Skip to main content</a>', b"<main"),
+    # A legacy charset: the offset is in the page's bytes, not in characters.
+    ("<p>Caf\u00e9 cr\u00e8me, na\u00efve fa\u00e7ade.</p>", "windows-1252", b'Skip to main content</a>', b"<main"),
+    # A comment that looks like the mark does not move the slot (the mark's name is random).
+    ("<!--pagesieve-slot-0000000000000000--><p>Text of the page, long enough.</p>", "utf-8",
+     b'Skip to main content</a>', b"<!--pagesieve-slot-0000000000000000--><main"),
+])
+def test_the_slot_is_right_after_the_skip_link(page, charset, before, after):
+    from pagesieve.api import Filterer
+
+    html = f"<html><head><meta charset={charset}><title>T</title></head><body>{page}</body></html>".encode(charset)
+    plain = Filterer().process(html)
+    result = Filterer().process(html, slot=True)
+    assert result.body == plain.body  # asking for the slot changes nothing in the page
+    assert result.slot is not None and plain.slot is None
+    assert result.body[:result.slot].endswith(before) and result.body[result.slot:].startswith(after)
+
+
+def test_without_a_skip_link_the_slot_opens_the_body_and_text_output_has_none():
+    from pagesieve.api import Filterer
+
+    html = b"<html><body>Lead text<p>Text of the page, long enough.</p></body></html>"
+    result = Filterer(settings={"filters.accessibility.skip_link": False}).process(html, slot=True)
+    assert result.body[:result.slot].endswith(b"<body>")
+    assert Filterer(output="text").process(html, slot=True).slot is None

@@ -70,7 +70,7 @@ def test_set_reads_a_declared_setting_as_the_settings_page_does():
     ("presets: {p: {chain: [ignore], filters: {ignore: {scripts: 3}}}}",
      "filters.ignore.scripts = 3: expected true or false"),
     ("presets: {p: {chain: [ignore]}}\nfilters: {bogus: {}}", "filters.bogus: unknown filter"),
-    ("presets: {p: {chain: [ignore]}}\npreset: q", "preset = 'q': unknown preset; available: p"),
+    ("presets: {p: {chain: [ignore]}}\npreset: q", "preset = 'q': unknown preset; available: declutter, p, reader"),
     ("presets: {p: {filters: {}}}", "presets.p.chain: missing"),
     ("presets: {p: {chain: [ignore], colour: red}}", "presets.p.colour: unknown key"),
     ("presets: {p: {chain: [ignore]}}\nwhatever: 1", "whatever: unknown top-level key"),
@@ -178,3 +178,44 @@ def test_declarations_name_real_handoff_fields():
         check_declarations(cls)
     with pytest.raises(ValueError, match="not a hand-off field"):
         check_declarations(type("Bad", (FILTERS["ads"],), {"requires": ("marks",)}))
+
+
+def test_a_file_holds_only_what_it_changes_over_the_packaged_config(tmp_path):
+    packaged = C.load()
+    cfg = C.load(write(tmp_path, """
+        users: {auth: true}
+        proxy: {bypass_hosts: [bank.example]}
+        presets:
+          reader: {description: Mine}
+          mine: {chain: [ignore, accessibility]}
+    """))
+    assert cfg.globals["users"].auth is True and cfg.globals["proxy"].bypass_hosts == ("bank.example",)
+    assert cfg.globals["users"].settings_host == packaged.globals["users"].settings_host  # the rest: packaged
+    assert list(cfg.presets) == [*packaged.presets, "mine"]
+    assert cfg.presets["reader"]["chain"] == packaged.presets["reader"]["chain"]  # changed only where it says
+    assert cfg.presets["reader"]["description"] == "Mine"
+    assert cfg.resolve("declutter") == packaged.resolve("declutter")
+    assert [(k, v) for k, _, v in C.differences(cfg)] == [
+        ("proxy.bypass_hosts", ["bank.example"]), ("users.auth", True), ("presets.reader.description", "Mine"),
+        ("presets.mine.chain", ["ignore", "accessibility"])]
+
+
+def test_a_full_copy_of_the_packaged_config_differs_in_nothing(tmp_path):
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(C.DEFAULT_CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
+    assert C.differences(C.load(copy)) == [] and C.differences(C.load()) == []
+
+
+@pytest.mark.parametrize("url, ok", [
+    ("", True), ("postgresql://pagesieve@db.internal:5432/pagesieve", True), ("postgres://u:pw@h/db", True),
+    ("state.sqlite3", False),  # once silently a SQLite file named after the typo
+    ("postgresql:/u@h/db", False), ("mysql://u@h/db", False), ("sqlite:///x.db", False),
+])
+def test_state_url_must_be_a_postgresql_url(tmp_path, url, ok):
+    path = write(tmp_path, f"state: {{url: '{url}'}}")
+    if ok:
+        assert C.load(path).globals["state"].url == url
+    else:
+        with pytest.raises(ConfigError) as err:
+            C.load(path)
+        assert str(err.value).startswith(f"state.url = {url!r}: expected empty, or a URL postgresql://")

@@ -10,7 +10,9 @@ both load exactly this list. The order matters:
 2. :class:`~pagesieve.proxy_addons.identity.Identity`: who the user is (mitmproxy's proxy
    authentication with pagesieve's htpasswd validator) and their settings for the request
    (``flow.metadata["pagesieve.profile"]``).
-3. :class:`~pagesieve.proxy_addons.settings_page.SettingsPage`: answers requests to the settings
+3. :class:`~pagesieve.proxy_addons.control.SettingsTunnel` answers a ``CONNECT`` to the settings
+   host itself (the settings page over HTTPS, for HTTPS pages' controls);
+   :class:`~pagesieve.proxy_addons.settings_page.SettingsPage` answers requests to the settings
    host itself (``flow.metadata["pagesieve.own_page"]``: never filtered).
 4. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
 5. :class:`~pagesieve.proxy_addons.health.Health`: answers the load balancer's health check
@@ -26,6 +28,7 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     """The ordered addon list. ``cfg`` is a loaded :class:`pagesieve.config.Config`, or None to
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
+    from pagesieve.proxy_addons.control import PageControl, SettingsTunnel
     from pagesieve.proxy_addons.filtering import Declutter
     from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity
@@ -34,11 +37,13 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
 
     source = ConfigSource(cfg)
     identity = Identity(source)
-    declutter = Declutter(source, executor=executor)
+    control = PageControl(source, identity)  # the page control: the filtering addon and the settings app share it
+    declutter = Declutter(source, executor=executor, control=control)
     return [
         source,
         identity,
-        SettingsPage(source, identity),
+        SettingsTunnel(source),
+        SettingsPage(source, identity, control),
         declutter,
         Health(identity, declutter),
     ]

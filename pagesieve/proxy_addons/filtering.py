@@ -38,9 +38,11 @@ from mitmproxy.net.http.headers import parse_content_type
 from mitmproxy.utils.human import parse_size
 
 from pagesieve.document import looks_binary, web_label
-from pagesieve.errors import ConfigError
+from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
 from pagesieve.proxy_addons import warm
+from pagesieve.proxy_addons.control import OWN_PAGE_HEADERS, PageControl, take_bypass_param
+from pagesieve.proxy_addons.identity import USER_KEY
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.proxy_addons.worker import SPEC_CACHE_SIZE, Job, Outcome, filter_page, init_worker
 
@@ -288,9 +290,11 @@ class Declutter:
 
     name = "pagesieve_declutter"
 
-    def __init__(self, source: ConfigSource, executor: Executor | None = None) -> None:
+    def __init__(self, source: ConfigSource, executor: Executor | None = None,
+                 control: PageControl | None = None) -> None:
         self.source = source
         self._executor = executor  # tests: a thread pool instead of worker processes
+        self.control = control or PageControl(source)  # the page control and the bypass tokens (control.py)
         self.pool: WorkerPool | None = None
         self._pool_key: Any = None
         self._specs: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
@@ -371,16 +375,40 @@ class Declutter:
 
     # -- hooks ---------------------------------------------------------------------------
     def request(self, flow: http.HTTPFlow) -> None:
-        """Take the one-page bypass (query parameter or header) off the request before it leaves."""
+        """Take the one-page bypass (query parameter or header) off the request before it leaves. The
+        parameter counts only with a valid token (``?pagesieve=off-<token>``, see the control module);
+        a navigation without one gets the proxy's own "Show this page as sent?" page."""
         if self._param and "?" in flow.request.path:
-            path, found = strip_query_param(flow.request.path, self._param)
-            if found:
+            path, token = take_bypass_param(flow.request.path, self._param)
+            if token is not None:
                 flow.request.path = path
-                flow.metadata[BYPASS_KEY] = "query parameter"
+                self._bypass_asked(flow, token)
         if self._header and self._header in flow.request.headers:
             value = flow.request.headers.pop(self._header)
             if value.strip() != "0":
                 flow.metadata[BYPASS_KEY] = "header"
+
+    def _bypass_asked(self, flow: http.HTTPFlow, token: str) -> None:
+        """The bypass parameter came with ``token`` ("" when bare): honour it when the token is this
+        user's for this URL; else ask the person (a navigation), or filter as usual (anything else)."""
+        if flow.response is not None:
+            return  # the proxy answered already (e.g. 407: authentication required)
+        user = flow.metadata.get(USER_KEY) or "default"
+        url = flow.request.pretty_url
+        navigation = (flow.request.method.upper() in ("GET", "HEAD")
+                      and flow.request.headers.get("sec-fetch-mode", "navigate") == "navigate")
+        try:
+            if token and self.control.check(token, "bypass", user, url):
+                flow.metadata[BYPASS_KEY] = "query parameter"
+                return
+            if not navigation:
+                return
+            page = self.control.confirm_page(user, url)
+        except StateUnavailable:
+            return  # no token can be checked or made now: the page is filtered
+        flow.metadata[OWN_PAGE_KEY] = True
+        flow.response = http.Response.make(200, page.encode("utf-8"), OWN_PAGE_HEADERS)
+        log.info("bypass of %s asked without a valid token: the person is asked first", flow.request.pretty_host)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Decide on headers alone when possible; such responses stream through unbuffered."""
@@ -509,7 +537,8 @@ class Declutter:
                       charset: str | None, declared_html: bool = True) -> None:
         s = self.source.settings
         job = Job(spec_key=spec_key, spec=None, body=body, url=flow.request.pretty_url, charset=charset,
-                  host=flow.request.pretty_host, timeout=s.timeout_seconds, declared_html=declared_html)
+                  host=flow.request.pretty_host, timeout=s.timeout_seconds, declared_html=declared_html,
+                  explain=self.control.enabled)
         t0 = time.perf_counter()
         try:
             outcome = await self._run(job)
@@ -526,19 +555,20 @@ class Declutter:
             return self._failed(flow, outcome.reason, outcome.error or outcome.reason)
         ms = (time.perf_counter() - t0) * 1000
         resp = _response(flow)
+        filtered = self._with_control(flow, spec.preset, outcome)
         coding = resp.headers.get("content-encoding", "")
-        if coding.strip() and len(outcome.body) > INLINE_DECODE_BYTES:
+        if coding.strip() and len(filtered) > INLINE_DECODE_BYTES:
             # Re-encode a large body in a thread, as the origin had it (set_content would do it here).
             try:
-                encoded = await asyncio.to_thread(encoding.encode, outcome.body, coding)
+                encoded = await asyncio.to_thread(encoding.encode, filtered, coding)
             except ValueError:
-                resp.set_content(outcome.body)
+                resp.set_content(filtered)
             else:
                 resp.raw_content = encoded
                 if "transfer-encoding" not in resp.headers:
                     resp.headers["content-length"] = str(len(encoded))
         else:
-            resp.set_content(outcome.body)  # re-encodes as Content-Encoding says; sets Content-Length
+            resp.set_content(filtered)  # re-encodes as Content-Encoding says; sets Content-Length
         resp.headers["content-type"] = f"{outcome.media_type}; charset={web_label(outcome.encoding)}"
         for name in STALE_HEADERS:
             resp.headers.pop(name, None)
@@ -559,6 +589,27 @@ class Declutter:
         failed = f" failed={','.join(f'{f.name}:{f.status}' for f in outcome.failed)}" if outcome.failed else ""
         log.info("filtered %s preset=%s in=%d out=%d ms=%.1f removed=%s%s", flow.request.pretty_host,
                  spec.preset, len(body), len(outcome.body), ms, removed, failed)
+
+    def _with_control(self, flow: http.HTTPFlow, preset: str, outcome: Outcome) -> bytes:
+        """The filtered body with the page control (control module doc): its markup where the chain
+        left room for it in HTML, one line at the end of text; the body as it is when it is off."""
+        control = self.control
+        if not control.enabled:
+            return outcome.body
+        user = flow.metadata.get(USER_KEY) or "default"
+        url = flow.request.pretty_url
+        try:
+            if outcome.media_type != "text/html":
+                line = control.text_line(user, url).encode(outcome.encoding, errors="replace")
+                return outcome.body.rstrip(b"\r\n") + b"\n\n" + line + b"\n"
+            if outcome.slot is None:
+                return outcome.body
+            key = control.keep(user, url, preset, outcome.filters, outcome.removals)
+            markup = control.html(user, url, flow.request.pretty_host, sum(n for _, n in outcome.removed_by), key)
+        except StateUnavailable:  # no token can be made now: the page goes without the control
+            return outcome.body
+        return (outcome.body[:outcome.slot] + markup.encode(outcome.encoding, errors="xmlcharrefreplace")
+                + outcome.body[outcome.slot:])
 
     def _auth(self) -> bool:
         users = self.source.cfg.globals.get("users") if self.source.cfg is not None else None

@@ -103,8 +103,10 @@ class Identity:
             path = Path(users.htpasswd).expanduser()
             directory = cfg.globals.get("directory")
             if not path.exists() and not (directory and directory.url):
+                from pagesieve.preflight import command
+
                 raise exceptions.OptionsError(f"users.auth is on but users.htpasswd ({path}) does not exist; "
-                                              "add a user with `pagesieve users add NAME`")
+                                              f"add a user with `{command(cfg, 'users add NAME')}`")
             try:
                 from pagesieve.users_ldap import with_directory  # directory logins after htpasswd
 

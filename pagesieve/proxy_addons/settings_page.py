@@ -55,6 +55,8 @@ from pagesieve.errors import ConfigError, StateUnavailable
 from pagesieve.filters import FILTERS
 from pagesieve.profiles import (AS_SENT, MAX_SITE_RULES, Profile, ProfileError, SiteRule, chain_for,
                                 normalize_host, overrides_tree)
+from pagesieve.proxy_addons.control import PageControl
+from pagesieve.proxy_addons.control_pages import add_routes as add_control_routes
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
 
@@ -421,9 +423,10 @@ class SettingsPage(asgiapp.WSGIApp):
 
     name = "pagesieve_settings_page"
 
-    def __init__(self, source: ConfigSource, identity: Identity) -> None:
+    def __init__(self, source: ConfigSource, identity: Identity, control: PageControl | None = None) -> None:
         self.source = source
         self.identity = identity
+        self.control = control or PageControl(source, identity)
         self._form: Form | None = None
         self._form_cfg: Any = None
         self.app = create_app(self)
@@ -563,6 +566,7 @@ def create_app(page: SettingsPage) -> flask.Flask:
             return _refuse(user, "missing or wrong CSRF token")
         return page.save(user, store, form)
 
+    add_control_routes(app, page, page.control, _USER.get, _message)
     return app
 
 

@@ -131,10 +131,10 @@ def test_guard_clauses(executor, change, reason):
     assert f.response.headers[HEADER] == f"unfiltered; reason={reason}"
 
 
-def test_bypass_parameter_is_removed_from_the_request(executor):
+def test_bypass_parameter_without_a_token_is_removed_and_not_honoured(executor):
     f = run(html_flow(path="/news?a=1&pagesieve=off&b=2"), executor)
     assert f.request.path == "/news?a=1&b=2"
-    assert f.response.headers[HEADER] == "unfiltered; reason=bypassed"
+    assert f.response.headers[HEADER].startswith("filtered;")  # a site could have put it there
 
 
 def test_bypass_host_from_profile_and_config(executor, tmp_path):

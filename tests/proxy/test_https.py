@@ -54,6 +54,17 @@ def test_https_page_arrives_decluttered(tmp_path, routes):
             page = lxml.html.document_fromstring(r.content)
             assert page.find(".//script") is None and page.get_element_by_id("menu", None) is None
             assert "rebuild the old harbour wall" in r.text
+            # The page control of an HTTPS page leads to the settings host over HTTPS (the proxy answers
+            # it itself): no insecure form on a secure page. Its links work.
+            nav = page.get_element_by_id("pagesieve-control")
+            removed = nav.xpath(".//a[starts-with(., 'What was removed')]/@href")[0]
+            assert removed.startswith("https://pagesieve.settings/removed/")
+            assert nav.xpath(".//form/@action") == ["https://pagesieve.settings/always-as-sent"]
+            assert client.get(removed).status_code == 200
+            assert "pagesieve settings" in client.get("https://pagesieve.settings/").text
+            original = nav.xpath(".//a[.='Show original']/@href")[0]
+            assert original.startswith(origin.url("/ads.html?pagesieve=off-", host="localhost"))
+            assert client.get(original).content == routes["/ads.html"].body
             r = client.get(origin.url("/image.png", host="localhost"))
             assert r.content == routes["/image.png"].body
         # Without trusting mitmproxy's CA the client refuses: the page really went through it.
