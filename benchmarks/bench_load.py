@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         bomb = {name: bomb_seconds(url, origin.url("/bomb.html"))
                 for name, url in (("pagesieve", ps.url), ("mitmdump", f"http://127.0.0.1:{md_port}"))}
         peaks[ps.proc.pid] = max(peaks.get(ps.proc.pid, 0.0), peak_rss_mb(ps.proc.pid))
-        replaced = ps.log_text().count("worker pool replaced")
+        replaced = ps.log_text().count("replacement worker")
     finally:
         ps.stop()
         if md is not None:

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict, deque
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -53,9 +54,16 @@ MAX_FAILURES_PER_ADDRESS = 10
 """Failed logins from one client address within the window before its further attempts are
 refused at once (403, no bcrypt run) until the oldest failure leaves the window."""
 
-MAX_FAILURES_PER_NAME = 10
-"""Likewise per user name (guessing one account from many addresses). A user whose password is
-already verified (remembered) keeps working: only unverified attempts are refused."""
+MAX_FAILURES_PER_NAME_AND_ADDRESS = 5
+"""Failed logins for one user name from one client address within the window before further
+attempts for that name from there are refused at once. Never per name alone: guesses from
+elsewhere would then lock the real user out. A user whose password is already verified
+(remembered) keeps working: only unverified attempts are refused."""
+
+MAX_CHECKS_PER_ADDRESS = 2
+"""Password checks under way at once for one client address; a further attempt from there is
+refused at once (``407`` with ``Retry-After``) instead of queueing behind them: 60 guesses sent
+in parallel must not all be checked before the first failures count."""
 
 MIN_PASSWORD_CHARS = 8
 """Shortest password ``users add`` accepts (NIST SP 800-63B, section 5.1.1.2: at least 8)."""
@@ -157,6 +165,10 @@ class Htpasswd:
                 return False
             return None
 
+    def knows(self, name: str) -> bool:
+        with self._lock:
+            return name in self._current()
+
     def check(self, name: str, password: str) -> bool:
         """True if ``password`` is ``name``'s. Verdicts are remembered (keyed by a hash of the
         password) until the file changes, so bcrypt runs once per pair. An unknown name costs
@@ -167,11 +179,13 @@ class Htpasswd:
         with self._lock:
             digest = self._current().get(name)
         pw = password.encode("utf-8", "surrogatepass")
-        if digest is None:
+        if digest is None or len(pw) > MAX_PASSWORD_BYTES:
+            # Unknown name, or a password bcrypt cannot check (it refuses more than 72 bytes): the
+            # same bcrypt against the dummy, so neither can be told from a wrong password by time.
             bcrypt.checkpw(pw[:MAX_PASSWORD_BYTES], dummy_hash())
             ok = False
         else:
-            ok = len(pw) <= MAX_PASSWORD_BYTES and bcrypt.checkpw(pw, digest)
+            ok = bcrypt.checkpw(pw, digest)
         key = self._key(name, password)
         with self._lock:
             if ok:
@@ -190,16 +204,37 @@ def dummy_hash() -> bytes:
     return bcrypt.hashpw(os.urandom(16).hex().encode(), bcrypt.gensalt(BCRYPT_ROUNDS))
 
 
+@dataclass
+class Attempt:
+    """A login check let through by :meth:`FailureLimiter.begin`: counted as a failure already,
+    until :meth:`FailureLimiter.end` says how it went."""
+
+    address: str
+    name: str
+    at: float
+
+
 class FailureLimiter:
-    """Counts failed logins per client address and per user name over a sliding window; past
-    the limits further attempts are refused at once (no password check) until failures age out."""
+    """Counts failed logins per client address and per (user name, address) over a sliding
+    window; past the limits further attempts are refused at once (no password check) until
+    failures age out. An attempt counts as a failure from the moment its check starts
+    (:meth:`begin`), so attempts sent in parallel cannot all be checked before the first failures
+    count; it is taken back when the password was right or could not be checked (:meth:`end`).
+    At most :data:`MAX_CHECKS_PER_ADDRESS` checks per address run at once."""
 
     def __init__(self, window: float = FAILURE_WINDOW_SECONDS, per_address: int = MAX_FAILURES_PER_ADDRESS,
-                 per_name: int = MAX_FAILURES_PER_NAME, clock=time.monotonic) -> None:
+                 per_name: int = MAX_FAILURES_PER_NAME_AND_ADDRESS, checks_per_address: int = MAX_CHECKS_PER_ADDRESS,
+                 clock=time.monotonic) -> None:
         self.window, self.clock = window, clock
         self.limits = {"address": per_address, "name": per_name}
+        self.checks_per_address = checks_per_address
         self._failures: dict[tuple[str, str], deque[float]] = {}
+        self._checking: dict[str, int] = {}
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _keys(address: str, name: str) -> tuple[tuple[str, str], tuple[str, str]]:
+        return ("address", address), ("name", f"{name}\0{address}")
 
     def _recent(self, key: tuple[str, str], now: float) -> deque[float]:
         times = self._failures.get(key)
@@ -211,25 +246,64 @@ class FailureLimiter:
             del self._failures[key]
         return times
 
-    def retry_after(self, address: str, name: str) -> float:
-        """Seconds until an attempt from ``address`` for ``name`` is checked again (0: now)."""
-        now = self.clock()
+    def _wait(self, address: str, name: str, now: float) -> float:
         wait = 0.0
-        with self._lock:
-            for key in (("address", address), ("name", name)):
-                times = self._recent(key, now)
-                if len(times) >= self.limits[key[0]]:
-                    wait = max(wait, times[0] + self.window - now)
+        for key in self._keys(address, name):
+            times = self._recent(key, now)
+            if len(times) >= self.limits[key[0]]:
+                wait = max(wait, times[0] + self.window - now)
         return wait
 
+    def retry_after(self, address: str, name: str) -> float:
+        """Seconds until an attempt from ``address`` for ``name`` is checked again (0: now)."""
+        with self._lock:
+            return self._wait(address, name, self.clock())
+
     def failed(self, address: str, name: str) -> None:
+        with self._lock:
+            self._record(address, name, self.clock())
+
+    def _record(self, address: str, name: str, now: float) -> None:
+        if len(self._failures) > 100_000:  # a flood of names or addresses: forget the old ones
+            for key in list(self._failures):
+                self._recent(key, now)
+        for key in self._keys(address, name):
+            self._failures.setdefault(key, deque()).append(now)
+
+    def begin(self, address: str, name: str) -> tuple[Attempt | None, float, bool]:
+        """Before a check: ``(attempt, 0, False)`` when it may run (counted as a failure until
+        :meth:`end`); ``(None, seconds, locked)`` when refused — ``locked``: too many failures;
+        else too many checks from this address under way."""
         now = self.clock()
         with self._lock:
-            if len(self._failures) > 100_000:  # a flood of names or addresses: forget the old ones
-                for key in list(self._failures):
-                    self._recent(key, now)
-            for key in (("address", address), ("name", name)):
-                self._failures.setdefault(key, deque()).append(now)
+            wait = self._wait(address, name, now)
+            if wait > 0:
+                return None, wait, True
+            if self._checking.get(address, 0) >= self.checks_per_address:
+                return None, 1.0, False
+            self._checking[address] = self._checking.get(address, 0) + 1
+            self._record(address, name, now)
+            return Attempt(address, name, now), 0.0, False
+
+    def end(self, attempt: Attempt, failed: bool) -> None:
+        """After the check: a right password (or one that could not be checked) is not a failure."""
+        with self._lock:
+            left = self._checking.get(attempt.address, 1) - 1
+            if left > 0:
+                self._checking[attempt.address] = left
+            else:
+                self._checking.pop(attempt.address, None)
+            if failed:
+                return
+            for key in self._keys(attempt.address, attempt.name):
+                times = self._failures.get(key)
+                if times is not None:
+                    try:
+                        times.remove(attempt.at)
+                    except ValueError:  # aged out meanwhile
+                        pass
+                    if not times:
+                        del self._failures[key]
 
 
 def _read_password(args) -> str:

@@ -15,7 +15,11 @@ In front of it, pagesieve keeps:
   on failed logins).
 
 A directory that cannot be reached refuses logins it has not cached (fail closed: a proxy that
-let anyone in would be worse than one that asks again) and says so once in the log.
+let anyone in would be worse than one that asks again) and says so once in the log. To the proxy
+(:meth:`DirectoryValidator.check`) that is :class:`DirectoryUnavailable` — "try again", never a
+failed login that would count towards a lock-out — and for :data:`RETRY_SECONDS` after an outage
+was seen logins are answered so at once, not after another wait; a check that would wait longer
+than :data:`CONNECT_TIMEOUT_SECONDS` for one under way (a directory that hangs) is answered so too.
 """
 
 from __future__ import annotations
@@ -77,6 +81,16 @@ def mitmproxy_spec(s: DirectorySettings) -> str:
     return f"{parts.scheme}:{host}:{port}:{s.bind_dn}:{s.bind_password}:{s.base_dn}?search_filter_key={s.user_attribute}"
 
 
+RETRY_SECONDS = 5.0
+"""After the directory failed to answer, logins it has not cached are answered "try again" at once
+for this long (seconds) before it is asked again: a hung directory costs one wait per period, not
+one per login."""
+
+
+class DirectoryUnavailable(Exception):
+    """The directory could not be asked (unreachable, not answering, busy with a hung check)."""
+
+
 class DirectoryValidator:
     """``validator(user, password) -> bool`` against the directory, with a cache and one reconnect."""
 
@@ -88,6 +102,7 @@ class DirectoryValidator:
         self._ldap: Any = None
         self._cache: dict[tuple[str, bytes], float] = {}
         self._unreachable = False
+        self._retry_at = 0.0  # while the clock is before this, the directory is not asked
 
     def _connect(self) -> Any:
         """mitmproxy's validator, built as its ``__init__`` builds it plus timeouts (its own server
@@ -104,21 +119,42 @@ class DirectoryValidator:
                                      receive_timeout=CONNECT_TIMEOUT_SECONDS)
         return ldap
 
+    @staticmethod
+    def _key(username: str, password: str) -> tuple[str, bytes]:
+        return username, hashlib.sha256(password.encode("utf-8", "surrogatepass")).digest()
+
+    def remembered(self, username: str, password: str) -> bool | None:
+        """True when this pair was verified within ``cache_seconds`` (no directory asked), else None."""
+        expiry = self._cache.get(self._key(username, password))
+        return True if expiry is not None and expiry > self.clock() else None
+
     def __call__(self, username: str, password: str) -> bool:
+        """Whether the directory accepts the pair; False also when it cannot be asked (fail closed)."""
+        try:
+            return self.check(username, password)
+        except DirectoryUnavailable:
+            return False
+
+    def check(self, username: str, password: str) -> bool:
+        """Whether the directory accepts the pair; DirectoryUnavailable when it cannot be asked."""
         if not username or not password:
             return False
-        key = (username, hashlib.sha256(password.encode("utf-8")).digest())
-        now = self.clock()
-        with self._lock:
-            expiry = self._cache.get(key)
-            if expiry is not None and expiry > now:
-                return True
+        if self.remembered(username, password):
+            return True
+        if self.clock() < self._retry_at:
+            raise DirectoryUnavailable(f"directory {self.settings.url} did not answer; try again shortly")
+        if not self._lock.acquire(timeout=CONNECT_TIMEOUT_SECONDS):
+            raise DirectoryUnavailable(f"directory {self.settings.url} is busy with a check that does not end")
+        try:
             ok = self._check(username, password)
-            if ok and self.settings.cache_seconds > 0:
-                if len(self._cache) > 10_000:  # a bound, not a tuning knob: drop what expired
-                    self._cache = {k: v for k, v in self._cache.items() if v > now}
-                self._cache[key] = now + self.settings.cache_seconds
-            return ok
+        finally:
+            self._lock.release()
+        now = self.clock()
+        if ok and self.settings.cache_seconds > 0:
+            if len(self._cache) > 10_000:  # a bound, not a tuning knob: drop what expired
+                self._cache = {k: v for k, v in self._cache.items() if v > now}
+            self._cache[self._key(username, password)] = now + self.settings.cache_seconds
+        return ok
 
     def _check(self, username: str, password: str) -> bool:
         from ldap3.core.exceptions import LDAPBindError, LDAPException
@@ -130,10 +166,11 @@ class DirectoryValidator:
             except LDAPException as err:
                 self._ldap = None
                 if not self._unreachable:
-                    log.warning("directory %s unavailable (%s); directory logins refused until it is back",
-                                self.settings.url, err)
+                    log.warning("directory %s unavailable (%s); directory logins answered 'try again' until it "
+                                "is back", self.settings.url, err)
                     self._unreachable = True
-                return False
+                self._retry_at = self.clock() + RETRY_SECONDS
+                raise DirectoryUnavailable(f"directory {self.settings.url} unavailable: {err}") from err
             if self._unreachable:
                 log.warning("directory %s is back", self.settings.url)
                 self._unreachable = False
@@ -145,6 +182,8 @@ class DirectoryValidator:
                 self._ldap = None
                 if attempt == 2:
                     log.warning("directory %s: lookup of %r failed: %s", self.settings.url, username, err)
+                    self._retry_at = self.clock() + RETRY_SECONDS
+                    raise DirectoryUnavailable(f"directory {self.settings.url}: lookup failed: {err}") from err
         return False
 
 

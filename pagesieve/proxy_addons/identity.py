@@ -8,9 +8,17 @@ validator synchronously in its hooks, and a bcrypt check (cost 12) there stalls 
 Here the hooks are async and a password is checked in a small thread pool
 (:data:`BCRYPT_THREADS`) against ``users.htpasswd`` (:class:`pagesieve.users.Htpasswd`:
 re-read when the file changes; verdicts remembered, so a pair costs one bcrypt). Failed logins
-are limited per client address and per user name (:class:`pagesieve.users.FailureLimiter`):
-past the limit a client gets ``403`` with ``Retry-After`` at once, and a remembered good
-password still works. mitmproxy's own ``proxyauth`` option must stay unset with ``users.auth``.
+are limited per client address and per (user name, address) (:class:`pagesieve.users.FailureLimiter`,
+an attempt counted as failed from the moment its check starts): past the limit a client gets
+``403`` with ``Retry-After`` at once, and a remembered good password still works.
+
+Guessing must not delay real users: a remembered good pair never waits for a check; at most
+:data:`~pagesieve.users.MAX_CHECKS_PER_ADDRESS` checks per address and :data:`MAX_PENDING_CHECKS`
+in all are under way or queued, a further attempt is answered ``407`` with ``Retry-After`` at once.
+The directory (``directory:``, :mod:`pagesieve.users_ldap`) is asked for names not in the
+htpasswd file, in its own thread, never in the bcrypt threads, so a hung directory delays no htpasswd user; when it cannot be asked the
+client gets ``503`` with ``Retry-After`` and the attempt does not count as a failed login.
+mitmproxy's own ``proxyauth`` option must stay unset with ``users.auth``.
 The user name comes only from ``flow.metadata["proxyauth"]``: no request header can claim an
 identity. With auth off everyone is the ``default`` user.
 
@@ -37,6 +45,7 @@ from mitmproxy.net.http import status_codes
 
 from pagesieve.errors import ConfigError
 from pagesieve.proxy_addons.options import ConfigSource
+from pagesieve.users_ldap import DirectoryUnavailable
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -45,6 +54,15 @@ PROFILE_KEY = "pagesieve.profile"
 #: Threads that run bcrypt checks: at most this many checks at once, whatever the number of
 #: clients guessing (bcrypt releases the GIL; the event loop keeps serving meanwhile).
 BCRYPT_THREADS = 2
+#: Password checks under way or queued at once (all addresses); past it an attempt is answered 407
+#: with Retry-After at once. Three per bcrypt thread: a first login waits for at most three checks
+#: (about 0.3 s each at cost 12 on one core) before its own.
+MAX_PENDING_CHECKS = 3 * BCRYPT_THREADS
+#: Directory checks under way or queued at once; past it "try again" (the directory answers in
+#: milliseconds when it is well; more waiting means it is not).
+MAX_PENDING_DIRECTORY_CHECKS = 4
+#: Retry-After (seconds) when the checks are all taken or the directory is unavailable.
+RETRY_AFTER_SECONDS = 2
 
 
 class HtpasswdValidator:
@@ -61,6 +79,13 @@ class HtpasswdValidator:
             return self.htpasswd.remembered(username, password)
         except ConfigError as err:
             log.warning("proxy authentication: %s", err)
+            return False
+
+    def knows(self, username: str) -> bool:
+        """Whether ``username`` is in the file (then only its password there logs in)."""
+        try:
+            return self.htpasswd.knows(username)
+        except ConfigError:
             return False
 
     def __call__(self, username: str, password: str) -> bool:
@@ -80,9 +105,13 @@ class Identity:
         self._store_key: Any = None
         self.auth = False
         self.validator: Any = None  # validator(user, password) -> bool, e.g. HtpasswdValidator
+        self.directory: Any = None  # users_ldap.DirectoryValidator, or None
         self.realm = "pagesieve"
         self.limiter: Any = None
         self._checks: ThreadPoolExecutor | None = None
+        self._directory_checks: ThreadPoolExecutor | None = None
+        self._pending = 0  # password checks under way or queued
+        self._pending_directory = 0
         # Connections authenticated by a CONNECT (as mitmproxy's proxyauth keeps them).
         self.authenticated: weakref.WeakKeyDictionary[connection.Client, tuple[str, str]] = (
             weakref.WeakKeyDictionary())
@@ -108,15 +137,22 @@ class Identity:
                 raise exceptions.OptionsError(f"users.auth is on but users.htpasswd ({path}) does not exist; "
                                               f"add a user with `{command(cfg, 'users add NAME')}`")
             try:
-                from pagesieve.users_ldap import with_directory  # directory logins after htpasswd
+                self.validator = HtpasswdValidator(str(path))
+                if directory and directory.url:  # directory logins after htpasswd
+                    from pagesieve.users_ldap import DirectoryValidator
 
-                self.validator = with_directory(HtpasswdValidator(str(path)), directory)
+                    self.directory = DirectoryValidator(directory)
+                else:
+                    self.directory = None
             except ConfigError as err:
                 raise exceptions.OptionsError(str(err)) from err
             if self.limiter is None:
                 self.limiter = FailureLimiter()
             if self._checks is None:
                 self._checks = ThreadPoolExecutor(BCRYPT_THREADS, thread_name_prefix="pagesieve-bcrypt")
+            if self.directory is not None and self._directory_checks is None:
+                # One thread: the directory's service connection takes one check at a time.
+                self._directory_checks = ThreadPoolExecutor(1, thread_name_prefix="pagesieve-directory")
             # The unknown-user hash costs a real bcrypt to make: make it now, off the event loop.
             threading.Thread(target=dummy_hash, daemon=True).start()
         else:
@@ -137,9 +173,10 @@ class Identity:
         if self.store is not None:
             self.store.close()
             self.store = None
-        if self._checks is not None:
-            self._checks.shutdown(wait=False, cancel_futures=True)
-            self._checks = None
+        for pool in (self._checks, self._directory_checks):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        self._checks = self._directory_checks = None
 
     # -- authentication (mitmproxy's proxyauth flow, checked off the event loop) ----------
     async def http_connect(self, flow: http.HTTPFlow) -> None:
@@ -157,18 +194,30 @@ class Identity:
         except ValueError:
             flow.response = self._challenge(is_proxy)
             return False
-        # A validator without remembered verdicts (e.g. one wrapping a directory) is asked every time.
-        remembered = getattr(self.validator, "remembered", None)
-        ok = remembered(user, password) if remembered is not None else None
+        ok = self._remembered(user, password)  # known pairs never wait behind guesses
         if ok is None:
             address = flow.client_conn.peername[0] if flow.client_conn.peername else ""
-            wait = self.limiter.retry_after(address, user)
-            if wait > 0:
-                flow.response = self._too_many(wait)
+            if self._pending >= MAX_PENDING_CHECKS:
+                flow.response = self._busy(is_proxy)
                 return False
-            ok = await asyncio.get_running_loop().run_in_executor(self._checks, self.validator, user, password)
+            attempt, wait, locked = self.limiter.begin(address, user)
+            if attempt is None:
+                flow.response = self._too_many(wait) if locked else self._busy(is_proxy)
+                return False
+            failed = True
+            self._pending += 1
+            try:
+                ok = await self._check(user, password)
+                failed = not ok
+            except DirectoryUnavailable as err:
+                failed = False  # not the client's fault: not counted
+                log.warning("proxy authentication of %r from %s: %s", user, address, err)
+                flow.response = self._unavailable()
+                return False
+            finally:
+                self._pending -= 1
+                self.limiter.end(attempt, failed)
             if not ok:
-                self.limiter.failed(address, user)
                 log.info("proxy authentication failed for %r from %s", user, address)
         if not ok:
             flow.response = self._challenge(is_proxy)
@@ -176,6 +225,44 @@ class Identity:
         flow.metadata["proxyauth"] = (user, password)
         del flow.request.headers[header]
         return True
+
+    def _remembered(self, user: str, password: str) -> bool | None:
+        """A verdict known without a check (a pair verified or refused before), else None."""
+        remembered = getattr(self.validator, "remembered", None)
+        ok = remembered(user, password) if remembered is not None else None
+        if self.directory is None or ok:
+            return ok
+        # Not htpasswd's: the directory's, if it verified the pair lately; else it is asked.
+        return True if self.directory.remembered(user, password) else None
+
+    async def _check(self, user: str, password: str) -> bool:
+        """The password checks: htpasswd (bcrypt threads), then the directory (its own thread)."""
+        assert self._checks is not None
+        loop = asyncio.get_running_loop()
+        if await loop.run_in_executor(self._checks, self.validator, user, password):
+            return True
+        if self.directory is None or self._directory_checks is None or self.validator.knows(user):
+            return False  # a name in the htpasswd file is the file's alone
+        if self._pending_directory >= MAX_PENDING_DIRECTORY_CHECKS:
+            raise DirectoryUnavailable("the directory has too many checks under way")
+        self._pending_directory += 1
+        try:
+            return await loop.run_in_executor(self._directory_checks, self.directory.check, user, password)
+        finally:
+            self._pending_directory -= 1
+
+    def _busy(self, is_proxy: bool) -> http.Response:
+        """Too many checks under way: ask for the credentials again after RETRY_AFTER_SECONDS."""
+        response = self._challenge(is_proxy)
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+
+    @staticmethod
+    def _unavailable() -> http.Response:
+        return http.Response.make(
+            status_codes.SERVICE_UNAVAILABLE,
+            f"The user directory is not answering; try again in {RETRY_AFTER_SECONDS} s.\n",
+            {"Retry-After": str(RETRY_AFTER_SECONDS), "Content-Type": "text/plain; charset=utf-8"})
 
     def _challenge(self, is_proxy: bool) -> http.Response:
         code = status_codes.PROXY_AUTH_REQUIRED if is_proxy else status_codes.UNAUTHORIZED
@@ -191,7 +278,7 @@ class Identity:
         seconds = max(1, math.ceil(wait))
         return http.Response.make(
             status_codes.FORBIDDEN,
-            f"Too many failed logins from this address or for this user name; try again in {seconds} s.\n",
+            f"Too many failed logins from this address; try again in {seconds} s.\n",
             {"Retry-After": str(seconds), "Content-Type": "text/plain; charset=utf-8"})
 
     def user_of(self, flow: http.HTTPFlow) -> str | None:

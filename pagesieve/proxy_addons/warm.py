@@ -70,7 +70,8 @@ def context(warm_spec: Any):
 
 
 def start(warm_spec: Any) -> None:
-    """Start the forkserver now (it preloads while the proxy finishes starting); idempotent."""
+    """Start the forkserver now (it preloads while the proxy finishes starting); idempotent.
+    Call it from the proxy's main thread: the forkserver dies with the thread that started it."""
     if context(warm_spec).get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
@@ -83,6 +84,10 @@ def _preload() -> None:
     owner, _, data = os.environ.pop(ENV, "").partition(":")
     if not data or owner != str(os.getppid()):
         return
+    # Die with the proxy (a kill -9 of it too); the workers die with this process in turn.
+    from pagesieve.proxy_addons.worker import die_with_parent
+
+    die_with_parent()
     t0 = time.perf_counter()
     try:
         from pagesieve import config as C

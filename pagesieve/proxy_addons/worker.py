@@ -2,16 +2,23 @@
 
 The proxy's event loop never runs a filter. It sends a :class:`Job` (the key of a
 :class:`~pagesieve.config.ChainSpec`, the decoded body, the URL, the declared charset, the site)
-to a process of a :class:`concurrent.futures.ProcessPoolExecutor`; :func:`init_worker` warms
-that process up (builds the default preset's chain, so rule lists and models load before the
-first page) and :func:`filter_page` answers with a :class:`Outcome`.
+over a pipe to a worker process of its :class:`~pagesieve.proxy_addons.pool.WorkerPool`;
+:func:`serve` runs there: :func:`init_worker` warms the process up (builds the default preset's
+chain, so rule lists and models load before the first page) and :func:`filter_page` answers each
+job with an :class:`Outcome`.
 
 A worker keeps the specs (and their built chains) it was sent, by key, in a bounded LRU
 (:data:`SPEC_CACHE_SIZE`): a job carries only the key, and a worker that does not hold it
 answers ``reason="need-spec"`` — the proxy then sends that job again with the full spec.
 
 A chain that runs past its time limit is interrupted inside the worker (``SIGALRM``), so a
-pathological page does not keep a worker busy after the proxy has given up on it.
+pathological page does not keep a worker busy after the proxy has given up on it. The alarm
+only interrupts Python code: a page that keeps the worker in C code (lxml) past the limit is
+ended by the pool, which kills that process and starts another.
+
+A worker dies with the proxy: it leaves its loop when the proxy's end of the pipe closes, and it
+asks the kernel to kill it when its parent (the forkserver, or the proxy where workers are
+spawned) dies (:func:`die_with_parent`); the forkserver asks the same of the proxy.
 """
 
 from __future__ import annotations
@@ -194,6 +201,50 @@ def _release_memory(page_bytes: int) -> None:
             _TRIM = False
     if _TRIM:
         _TRIM(0)
+
+
+#: prctl option: the signal the kernel sends this process when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> bool:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``prctl``), so nothing
+    of the proxy lives on after a ``kill -9``; False where that cannot be asked (not Linux).
+    The parent is the *thread* that forked this process: call it in a process started from a
+    thread that lives as long as its parent does. Checks, after asking, that the parent is not
+    already gone (then this process exits at once)."""
+    import ctypes
+    import ctypes.util
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if parent == 1 or os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    return True
+
+
+def serve(conn: Any, initargs: tuple) -> None:
+    """A worker process's main loop: warm up, say ``("ready", pid)`` (or ``("failed", why)``),
+    then answer each :class:`Job` received on ``conn`` with its :class:`Outcome`, until the proxy
+    closes its end."""
+    die_with_parent()
+    try:
+        init_worker(*initargs)
+    except BaseException as err:
+        conn.send(("failed", f"{type(err).__name__}: {err}"))
+        raise
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the proxy closed its end (or died): nothing more to do
+            return
+        conn.send(filter_page(job))
 
 
 def _on_alarm(signum, frame) -> None:

@@ -204,8 +204,25 @@ class Proxy:
         return [self.proc.pid, *children(self.proc.pid)]
 
     def workers(self) -> list[int]:
-        """Pids of the worker processes (not multiprocessing's resource tracker)."""
-        return [p for p in children(self.proc.pid) if b"resource_tracker" not in _cmdline(p)]
+        """Pids of the worker processes: the forkserver's children (not the forkserver itself, nor
+        multiprocessing's resource tracker); the proxy's own children where workers are spawned."""
+        out = []
+        for p in children(self.proc.pid):
+            cmd = _cmdline(p)
+            if b"forkserver" in cmd:
+                out += children(p)
+            elif b"resource_tracker" not in cmd:
+                out.append(p)
+        return out
+
+    def descendants(self) -> list[int]:
+        """Pids of every process below the proxy (forkserver, workers, resource tracker)."""
+        out, todo = [], [self.proc.pid]
+        while todo:
+            kids = children(todo.pop())
+            out += kids
+            todo += kids
+        return out
 
     def log_text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")

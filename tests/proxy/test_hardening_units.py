@@ -127,19 +127,53 @@ def test_verdicts_are_remembered(htpasswd):
     assert time.process_time() - t0 < 0.5
 
 
-def test_failure_limiter_per_address_and_name():
+def test_failure_limiter_per_address_and_name_at_that_address():
     now = [0.0]
-    lim = FailureLimiter(window=60, per_address=3, per_name=5, clock=lambda: now[0])
-    for _ in range(3):
-        assert lim.retry_after("10.0.0.1", "alice") == 0
-        lim.failed("10.0.0.1", "alice")
-    assert lim.retry_after("10.0.0.1", "bob") == pytest.approx(60)  # this address is blocked
-    assert lim.retry_after("10.0.0.2", "alice") == 0  # alice: 3 of 5
+    lim = FailureLimiter(window=60, per_address=3, per_name=2, clock=lambda: now[0])
+    for i in range(3):
+        assert lim.retry_after("10.0.0.1", f"bob{i}") == 0
+        lim.failed("10.0.0.1", f"bob{i}")
+    assert lim.retry_after("10.0.0.1", "alice") == pytest.approx(60)  # this address is blocked
     lim.failed("10.0.0.2", "alice")
-    lim.failed("10.0.0.3", "alice")
-    assert lim.retry_after("10.0.0.4", "alice") == pytest.approx(60)  # alice is blocked
+    lim.failed("10.0.0.2", "alice")
+    assert lim.retry_after("10.0.0.2", "alice") == pytest.approx(60)  # alice from there is blocked
+    assert lim.retry_after("10.0.0.2", "carol") == 0  # not the address (2 of 3)
+    for address in ("10.0.0.3", "10.0.0.4", "10.0.0.5"):
+        lim.failed(address, "alice")
+    assert lim.retry_after("10.0.0.9", "alice") == 0  # guesses from elsewhere never lock alice out
     now[0] = 61
     assert lim.retry_after("10.0.0.1", "alice") == 0  # failures aged out
+
+
+def test_an_attempt_counts_as_failed_from_its_start_until_it_succeeds():
+    lim = FailureLimiter(window=60, per_address=3, per_name=3, checks_per_address=10, clock=lambda: 0.0)
+    running = [lim.begin("10.0.0.1", "alice")[0] for _ in range(3)]  # three checks under way
+    assert all(running)
+    assert lim.begin("10.0.0.1", "alice") == (None, pytest.approx(60), True)  # the 4th is refused
+    lim.end(running[0], failed=False)  # the right password: not a failure
+    attempt, _, _ = lim.begin("10.0.0.1", "alice")
+    assert attempt is not None
+
+
+def test_checks_under_way_per_address_are_limited():
+    lim = FailureLimiter(window=60, per_address=10, per_name=10, checks_per_address=2, clock=lambda: 0.0)
+    first, second = lim.begin("10.0.0.1", "a")[0], lim.begin("10.0.0.1", "b")[0]
+    assert first and second
+    assert lim.begin("10.0.0.1", "c") == (None, 1.0, False)  # busy, not locked
+    assert lim.begin("10.0.0.2", "c")[0] is not None  # another address
+    lim.end(first, failed=True)
+    assert lim.begin("10.0.0.1", "c")[0] is not None
+
+
+def test_an_over_long_password_costs_a_bcrypt_for_a_known_name(htpasswd):
+    def cost(name: str, password: str) -> float:
+        t0 = time.process_time()
+        assert htpasswd.check(name, password) is False
+        return time.process_time() - t0
+
+    dummy_hash()
+    known, unknown = cost("alice", "k" * 81), cost("mallory", "u" * 81)
+    assert known > unknown / 3, (known, unknown)  # was 0.005 s against 0.30 s
 
 
 def test_state_database_is_owner_only(tmp_path):

@@ -1,0 +1,268 @@
+"""The proxy's worker pool: processes that filter pages, one page each at a time.
+
+Each worker is a process (forked from the warm forkserver, :mod:`pagesieve.proxy_addons.warm`)
+with its own pipe to the proxy, served by one thread of the proxy that sends it a page, waits
+for the answer within the page's time limit, and replaces the process when it dies or has to be
+killed. One worker's end never touches the others: a page that keeps its worker past
+``proxy.timeout_seconds`` (+ :data:`KILL_GRACE_SECONDS`) in C code that the worker's own alarm
+cannot interrupt has that process killed and a warm one started in its place, while the other
+workers finish their pages. (A :class:`concurrent.futures.ProcessPoolExecutor` breaks as a
+whole when one of its processes dies, and has no way to kill one.)
+
+Pages wait for a free worker here, in the proxy (an :class:`asyncio.Semaphore` of one slot per
+worker), never behind a busy one: so a page's time limit counts its filtering only, and a page
+that would wait longer than ``max_queue`` is refused at once (:class:`Busy`). A slot is given
+back when its worker can take the next page (after a replacement has warmed up), not when the
+proxy stops waiting for it.
+
+What runs inside a worker is in :mod:`pagesieve.proxy_addons.worker` (:func:`~pagesieve.proxy_addons.worker.serve`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from typing import Any
+
+from pagesieve.proxy_addons import warm
+from pagesieve.proxy_addons.worker import SELF_INTERRUPT_GRACE_SECONDS, Job, Outcome, serve
+
+log = logging.getLogger("pagesieve.proxy")
+
+#: How long start-up waits for the workers to load their chains (block lists, models) before
+#: serving anyway (pages then wait for a worker, within proxy.timeout_seconds).
+WARM_UP_LIMIT_SECONDS = 120.0
+#: How often an idle worker is checked for having died (seconds).
+WATCH_SECONDS = 0.5
+#: How long past a page's time limit its worker may stay busy before it is killed (seconds). The
+#: worker interrupts a chain in Python itself SELF_INTERRUPT_GRACE_SECONDS after the limit and
+#: answers; one still silent a second later is stuck in C code (an 80,000-attribute element kept
+#: lxml busy for 75 s) and is killed.
+KILL_GRACE_SECONDS = SELF_INTERRUPT_GRACE_SECONDS + 1.0
+#: After a worker failed to start, how long its thread waits before it tries again (seconds).
+RESTART_PAUSE_SECONDS = 1.0
+
+
+class Busy(Exception):
+    """The page would wait longer than ``proxy.max_queue_ms`` for a worker."""
+
+
+class WorkerDied(Exception):
+    """A worker process could not be started."""
+
+
+class _Worker:
+    """One worker process and its pipe (the proxy's end)."""
+
+    def __init__(self, process: Any, conn: Any) -> None:
+        self.process, self.conn = process, conn
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def stop(self, kill: bool = False) -> None:
+        """End the process: close the pipe (an idle worker then leaves its loop), or kill it."""
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+        if kill:
+            self.process.kill()
+        self.process.join(2)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(2)
+
+
+class WorkerPool:
+    """``workers`` worker processes, each served by its own thread (see the module doc)."""
+
+    def __init__(self, workers: int, warm_spec: Any, state_path: str | None, warm_key: str | None = None,
+                 niceness: int = 0) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._initargs = (warm_spec, state_path, warm_key, niceness)
+        self._ctx = warm.context(warm_spec)
+        self._jobs: queue.SimpleQueue[tuple[Job, float, Future] | None] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        self._current: list[_Worker | None] = [None] * self.workers
+        self._warm = [threading.Event() for _ in range(self.workers)]
+        self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiting = 0
+        self._avg_s = 0.05  # moving average of a page's time in a worker (seconds)
+        self.replaced = 0  # workers replaced since the start (died, or killed past the time limit)
+        self._threads = [threading.Thread(target=self._serve, args=(i,), name=f"pagesieve-worker-{i}", daemon=True)
+                         for i in range(self.workers)]
+        for t in self._threads:
+            t.start()
+
+    # -- the proxy's side ----------------------------------------------------------------
+    async def ready(self, limit: float) -> float:
+        """Wait (without blocking the event loop) until every worker is warm; seconds taken."""
+        t0 = time.perf_counter()
+        deadline = t0 + limit
+        while not self.is_warm() and time.perf_counter() < deadline and not self._closed.is_set():
+            await asyncio.sleep(0.05)
+        return time.perf_counter() - t0
+
+    def is_warm(self) -> bool:
+        return all(e.is_set() for e in self._warm)
+
+    def watch(self) -> None:
+        """Kept for the callers: each worker's thread watches its process itself."""
+
+    async def run(self, job: Job, timeout: float, max_queue: float) -> Outcome:
+        """``job``'s outcome; Busy when no worker frees up within ``max_queue`` seconds;
+        Outcome(reason="timeout") when its filtering takes longer than ``timeout``."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.workers)
+            self._loop = asyncio.get_running_loop()
+        # Refuse at once when the queue ahead (at the recent pace) is already longer than allowed.
+        if self._slots.locked() and self._waiting * self._avg_s / self.workers > max_queue:
+            raise Busy
+        self._waiting += 1
+        try:
+            await asyncio.wait_for(self._slots.acquire(), max_queue)
+        except TimeoutError:
+            raise Busy from None
+        finally:
+            self._waiting -= 1
+        if self._closed.is_set():
+            self._slots.release()
+            raise RuntimeError("the worker pool is shut down")
+        # The slot goes back when a worker's thread is ready for the next page (_free), not here.
+        future: Future = Future()
+        self._jobs.put((job, timeout, future))
+        wrapped = asyncio.wrap_future(future)
+        done, _ = await asyncio.wait([wrapped], timeout=timeout)
+        if not done:
+            # The worker interrupts itself shortly after (SIGALRM), or its thread kills it.
+            wrapped.add_done_callback(_retrieve)
+            return Outcome(reason="timeout", error=f"filtering took longer than {timeout:g} s")
+        return wrapped.result()
+
+    def _free(self) -> None:
+        """A worker can take the next page: give its slot back (on the event loop's thread)."""
+        loop, slots = self._loop, self._slots
+        if loop is None or slots is None:
+            return
+        try:
+            loop.call_soon_threadsafe(slots.release)
+        except RuntimeError:  # the loop is closed: the proxy is stopping
+            pass
+
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self._current if w is not None and w.process.pid is not None]
+
+    def shutdown(self) -> None:
+        self._closed.set()
+        for _ in self._threads:
+            self._jobs.put(None)
+        for t in self._threads:
+            t.join(10)
+        while True:  # pages still queued: the proxy serves them unfiltered
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None and item[2].set_running_or_notify_cancel():
+                item[2].set_result(Outcome(reason="error", error="the worker pool was shut down"))
+
+    # -- a worker's thread ---------------------------------------------------------------
+    def _serve(self, i: int) -> None:
+        """Keep worker ``i`` running and send it pages, one at a time, until shutdown."""
+        worker: _Worker | None = None
+        started_once = False
+        try:
+            while not self._closed.is_set():
+                if worker is None or not worker.alive():
+                    if worker is not None:
+                        log.warning("worker %s died; starting another", worker.process.pid)
+                        worker.stop()
+                        self._warm[i].clear()
+                    worker = self._start_worker(i, replacing=started_once)
+                    if worker is None:
+                        continue
+                    started_once = True
+                try:
+                    item = self._jobs.get(timeout=WATCH_SECONDS)
+                except queue.Empty:
+                    continue
+                if item is None:
+                    break
+                job, timeout, future = item
+                if not future.set_running_or_notify_cancel():
+                    self._free()
+                    continue
+                t0 = time.perf_counter()
+                outcome, healthy = self._roundtrip(worker, job, timeout)
+                self._avg_s = 0.8 * self._avg_s + 0.2 * (time.perf_counter() - t0)
+                future.set_result(outcome)
+                if not healthy:
+                    worker.stop(kill=True)
+                    self._warm[i].clear()
+                    worker = self._start_worker(i, replacing=True)
+                self._free()
+        finally:
+            if worker is not None:
+                worker.stop()
+
+    def _roundtrip(self, worker: _Worker, job: Job, timeout: float) -> tuple[Outcome, bool]:
+        """(``job``'s outcome, whether the worker can take another page)."""
+        pid = worker.process.pid
+        try:
+            worker.conn.send(job)
+            if worker.conn.poll(timeout + KILL_GRACE_SECONDS):
+                return worker.conn.recv(), True
+        except (EOFError, OSError):
+            return Outcome(reason="error", error="a worker process died"), False
+        log.warning("worker %s still busy %.1f s past the %g s time limit (in code its alarm cannot "
+                    "interrupt): killed, another one starts", pid, KILL_GRACE_SECONDS, timeout)
+        return Outcome(reason="timeout", error=f"filtering took longer than {timeout:g} s; worker killed"), False
+
+    def _start_worker(self, i: int, replacing: bool) -> _Worker | None:
+        """Start worker ``i`` and wait until it is warm; None (after a pause) when it could not start."""
+        t0 = time.perf_counter()
+        parent, child = self._ctx.Pipe()
+        process = self._ctx.Process(target=serve, args=(child, self._initargs), name=f"pagesieve-worker-{i}",
+                                    daemon=True)
+        try:
+            process.start()
+        except Exception as err:  # noqa: BLE001 - e.g. the forkserver could not be reached: try again
+            log.warning("worker %d could not start: %s", i, err)
+            parent.close()
+            child.close()
+            time.sleep(RESTART_PAUSE_SECONDS)
+            return None
+        finally:
+            child.close()
+        worker = _Worker(process, parent)
+        why = "no answer"
+        try:
+            if parent.poll(WARM_UP_LIMIT_SECONDS):
+                kind, detail = parent.recv()
+                if kind == "ready":
+                    self._current[i] = worker
+                    self._warm[i].set()
+                    if replacing:
+                        self.replaced += 1
+                        log.info("replacement worker %s ready in %.1f s", process.pid, time.perf_counter() - t0)
+                    return worker
+                why = detail
+        except (EOFError, OSError):
+            why = f"it exited with {process.exitcode}"
+        log.warning("worker %d could not start: %s", i, why)
+        worker.stop(kill=True)
+        time.sleep(RESTART_PAUSE_SECONDS)
+        return None
+
+
+def _retrieve(f: asyncio.Future) -> None:
+    """Mark a result nobody waits for any more as seen (no "exception never retrieved" noise)."""
+    if not f.cancelled():
+        f.exception()

@@ -1,0 +1,105 @@
+"""The worker processes under attack, through real ``pagesieve run`` processes on loopback: they die
+with the proxy, and a page that holds a worker in C code past the time limit costs that worker
+(killed and replaced), not the pool and not other users' pages."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import httpx
+import pytest
+
+from tests.proxy.adversarial import MARKER, NORMAL, page
+from tests.proxy.conftest import Origin, Route, start_proxy
+
+pytestmark = pytest.mark.proxy
+
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+#: Attributes on one <img>: libxml2's parser checks each new attribute against every earlier one
+#: (quadratic, in C: the worker's alarm cannot interrupt it); 80,000 kept a worker ~75 s.
+MANY_ATTRIBUTES = 80_000
+
+
+def many_attributes_page(n: int = MANY_ATTRIBUTES) -> bytes:
+    attrs = " ".join(f"a{i}=x" for i in range(n))
+    return page(f"<div id=story><p>{MARKER}.</p><img {attrs}></div>").encode()
+
+
+@pytest.fixture(scope="module")
+def origin():
+    server = Origin({"/normal.html": Route(headers=HTML, body=NORMAL),
+                     "/many-attributes.html": Route(headers=HTML, body=many_attributes_page())},
+                    host="127.0.0.3")  # outside EasyList's loopback exceptions
+    yield server
+    server.close()
+
+
+def get(proxy, url: str) -> httpx.Response:
+    with httpx.Client(proxy=proxy.url, trust_env=False, timeout=120) as c:
+        return c.get(url)
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_workers_and_forkserver_die_with_a_killed_proxy(tmp_path, origin):
+    proxy = start_proxy(tmp_path, workers=2)
+    try:
+        assert get(proxy, origin.url("/normal.html")).headers["x-pagesieve"].startswith("filtered;")
+        below = proxy.descendants()
+        assert len(proxy.workers()) == 2 and len(below) >= 3, below  # forkserver + 2 workers (+ tracker)
+    finally:
+        os.kill(proxy.proc.pid, signal.SIGKILL)
+        proxy.proc.wait(10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(alive(p) for p in below):
+        time.sleep(0.1)
+    left = [p for p in below if alive(p)]
+    for p in left:  # do not leave them behind when the test fails
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"still running 5 s after the proxy was killed: {left}"
+
+
+def test_a_page_stuck_in_c_code_costs_its_worker_not_the_others(tmp_path, origin):
+    """Two pages that keep their workers in lxml's parser far past the time limit: each answered
+    unfiltered (the original bytes) at the limit, its worker killed and replaced; a page filtering
+    meanwhile on another worker is not failed, and a page 12 s later is filtered."""
+    proxy = start_proxy(tmp_path, workers=2, max_queue_ms=2000)
+    try:
+        first = proxy.workers()
+        stuck: list[httpx.Response] = []
+        threads = [threading.Thread(target=lambda: stuck.append(get(proxy, origin.url("/many-attributes.html"))))
+                   for _ in range(2)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for r in stuck:
+            assert r.headers["x-pagesieve"] == "unfiltered; reason=timeout", r.headers["x-pagesieve"]
+            assert r.content == origin.routes["/many-attributes.html"].body
+        time.sleep(max(0.0, 12 - (time.monotonic() - t0)))
+        r = get(proxy, origin.url("/normal.html"))
+        assert r.headers["x-pagesieve"].startswith("filtered;"), r.headers["x-pagesieve"]
+        assert MARKER in r.text
+        assert not set(first) & set(proxy.workers())  # both stuck workers were replaced
+        # One stuck page again, and normal pages on the other worker meanwhile, through the kill.
+        other: list[str] = []
+        t = threading.Thread(target=lambda: stuck.append(get(proxy, origin.url("/many-attributes.html"))))
+        t.start()
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 8:
+            other.append(get(proxy, origin.url("/normal.html")).headers["x-pagesieve"])
+        t.join()
+        assert all(v.startswith("filtered;") for v in other), other
+        assert "killed, another one starts" in proxy.log_text()
+    finally:
+        proxy.stop()
