@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom, pagemeta
+from pagesieve import dom, lazy_images, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
@@ -111,6 +111,10 @@ class IgnoreSettings:
                                           "have put it, in place of the <template id=B:n> placeholder and its "
                                           "loading skeleton (else it stays hidden: a blank page).",
                                     group="ignore", scope="user")
+    lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
+                                      "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
+                                      "address, in place of their placeholder; a <noscript> copy beside such an image "
+                                      "is then not shown a second time.", group="ignore", scope="user")
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
@@ -200,6 +204,8 @@ class IgnoreFilter(Filter):
             revealed = _reveal_streamed(root, ctx)
             if revealed:
                 counts["streamed segment (revealed)"] = revealed
+        if s.scripts and s.lazy_images:
+            counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:
             page_text: str | None = None
             for node in list(root.iter("noscript")):
