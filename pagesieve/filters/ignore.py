@@ -115,6 +115,11 @@ class IgnoreSettings:
                                       "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
                                       "address, in place of their placeholder; a <noscript> copy beside such an image "
                                       "is then not shown a second time.", group="ignore", scope="user")
+    app_shells: bool = setting(True, "When scripts are removed, serve a page whose content its scripts make (an "
+                                     "empty app shell: a bare #root or #app, an \"enable JavaScript\" notice, the "
+                                     "text only in a data blob) as it was sent, unfiltered, instead of the notice it "
+                                     "shows without its scripts. Off: such pages are filtered like any other.",
+                               group="ignore", scope="user")
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
@@ -174,6 +179,7 @@ class IgnoreFilter(Filter):
         if s.embeds:
             tags += ["embed", "object", "applet"]
         self._tags = tuple(tags)
+        self.spares_app_shells = s.scripts and s.app_shells
 
     def apply(self, page, ctx) -> None:
         s = self.settings

@@ -60,6 +60,8 @@ HTML_TYPES = frozenset({"text/html"})
 #: Types a browser sniffs as possibly HTML (WHATWG MIME Sniffing §7.1, "supplied MIME type is
 #: undefined or unknown/unknown, application/unknown or */*"); missing is "".
 SNIFFED_TYPES = frozenset({"", "unknown/unknown", "application/unknown", "*/*"})
+#: Sec-Fetch-Dest of a document loaded inside another page: the frame survived that page's filter.
+FRAME_DESTINATIONS = frozenset({"iframe", "frame"})
 #: The HTML signatures of WHATWG MIME Sniffing §7.1 ("identifying a resource with an unknown
 #: MIME type"): after optional whitespace and BOM, one of these tags followed by a space or '>'.
 HTML_SIGNATURE = re.compile(
@@ -447,6 +449,8 @@ class Declutter:
         kind, _ = media_type(resp.headers)
         if kind not in HTML_TYPES and kind not in SNIFFED_TYPES:
             return "not-html"
+        if req.headers.get("sec-fetch-dest", "").strip().lower() in FRAME_DESTINATIONS:
+            return "frame"  # content that survived the parent page's filter (a player, a map): as sent
         return None
 
     def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
@@ -508,8 +512,8 @@ class Declutter:
         except RuntimeError as err:  # the pool is shutting down
             return self._failed(flow, "error", str(err))
         if outcome.reason is not None:
-            if outcome.reason == "not-html":
-                return self._unfiltered(flow, "not-html")
+            if outcome.reason in ("not-html", "needs-scripts"):  # served as sent on purpose: no warning
+                return self._unfiltered(flow, outcome.reason)
             return self._failed(flow, outcome.reason, outcome.error or outcome.reason)
         ms = (time.perf_counter() - t0) * 1000
         resp = _response(flow)
