@@ -48,6 +48,10 @@ PLACEHOLDER_B64_CHARS = 133
 #: A non-base64 ``data:`` image (an inline SVG) shorter than this, beside a lazy address, is a placeholder:
 #: an empty ``<svg>`` with a view box keeps the space, it draws nothing.
 PLACEHOLDER_DATA_CHARS = 400
+#: File names of the stand-ins lazy-loading plugins show until the script swaps the address in
+#: ("lazyload-placeholder.png", "loading.gif", "grey.gif"), besides the spacers of :data:`pagesieve.dom.SPACER_FILE`.
+PLACEHOLDER_FILE = re.compile(r"(?:^|/)(?:[^/]*(?:placeholder|lazy|loading|loader|spinner)[^/]*|"
+                              r"(?:blank|pixel|transparent|gr[ae]y|empty)[-_]?\d*)\.(?:gif|png|svg|jpe?g|webp)$", re.I)
 _B64 = re.compile(r"^\s*data:\s*([^\s;,]+)[^,]*?;\s*base64\s*,", re.I)
 _NOT_URL = frozenset({"src", "srcset", "alt", "class", "id", "style", "title", "width", "height", "sizes",
                       "loading", "decoding"})
@@ -80,7 +84,8 @@ def is_placeholder(value: str | None) -> bool:
         if m is not None:
             return len(v) - m.end() < PLACEHOLDER_B64_CHARS
         return len(v) < PLACEHOLDER_DATA_CHARS
-    return dom.SPACER_FILE.search(dom.url_path(v)) is not None
+    path = dom.url_path(v)
+    return dom.SPACER_FILE.search(path) is not None or PLACEHOLDER_FILE.search(path) is not None
 
 
 def loadable(el: HtmlElement) -> bool:

@@ -93,6 +93,8 @@ def test_without_removing_scripts_nothing_changes():
     (None, True), ("", True), (GIF, True), (SVG, True), (BIG, False),
     ("data:image/png;base64," + "A" * 132, True), ("data:image/png;base64," + "A" * 133, False),
     ("/img/spacer.gif", True), ("/img/1x1.gif", True), ("/img/photo.jpg", False),
+    ("/dist/images/lazyload-placeholder.png", True), ("/img/loading.gif", True), ("/img/grey.gif", True),
+    ("/img/greyhound.jpg", False), ("/2019/11/tweets.jpg?resize=560,572", False),
 ])
 def test_placeholder_threshold(value, placeholder):
     assert lazy_images.is_placeholder(value) is placeholder
