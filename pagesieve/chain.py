@@ -23,9 +23,9 @@ from typing import Any, Callable, Collection, Iterable, TypedDict
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve import appshell, dom
 from pagesieve.document import Page, parse, serialize
-from pagesieve.errors import ConfigError, FilterError
+from pagesieve.errors import ConfigError, FilterError, NeedsScripts
 from pagesieve.filters.base import Filter
 from pagesieve.measure import TextMeasure
 from pagesieve.output import text_shown, words_shown
@@ -673,6 +673,8 @@ class Chain:
         self.preset = preset
         #: A filter of the chain reads the removed text links (RunState.collect_links).
         self.collects_links = any("removed_links" in f.requires for f in filters)
+        #: A filter takes a page's scripts away and asks that a page made by them be served as sent.
+        self.spares_app_shells = any(f.spares_app_shells for f in filters)
 
     def run(self, page: Page, store: Any = None) -> tuple[RunState, list[dict[str, Any]]]:
         """Run every filter over ``page`` in place; returns the run state and per-filter stats."""
@@ -721,13 +723,19 @@ class Chain:
     def process(self, data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
                 store: Any = None, declared_html: bool = False, slot: bool = False) -> ChainResult:
         """Parse, filter and render one page. Raises InputError for input that is not HTML
-        (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`).
+        (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`), and its
+        NeedsScripts for a page its scripts make when the chain would remove them.
         ``slot``: also find where a caller may insert content of its own into the HTML
         (:attr:`ChainResult.slot`)."""
         from pagesieve.output import TEXT_ENCODING, render  # output depends on document only
 
         t0 = time.perf_counter()
         page = parse(data, url=url, declared_encoding=declared_encoding, declared_html=declared_html)
+        if self.spares_app_shells:
+            verdict = appshell.judge(page.root)
+            if verdict.shell:
+                raise NeedsScripts(f"the page's content is made by its scripts ({verdict}): not filtered, "
+                                   "its scripts would be removed (filters.ignore.app_shells=false filters it anyway)")
         state, stats = self.run(page, store=store)
         mark = _mark_slot(page) if slot and getattr(self.output, "format", "html") == "html" else None
         try:

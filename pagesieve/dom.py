@@ -170,6 +170,61 @@ def remove_keep_tail(node: HtmlElement) -> None:
     parent.remove(node)
 
 
+#: File names of spacer images (1x1 and transparent GIFs that old layouts use to hold space).
+SPACER_FILE = re.compile(r"(?:^|/)(?:spacer|blank|clear|clearpixel|pixel|transparent|trans|shim|spc|1x1|"
+                         r"(?:black|white|grey|gray|clear|trans)?dot|space|empty)[-_]?\d*\.(?:gif|png)$", re.I)
+#: An image at most this many pixels wide and high (its width/height attributes) shows no picture: a
+#: spacer or tracking pixel (the accessibility filter's ``decorative_max_px`` default).
+SPACER_MAX_PX = 8
+_PX = re.compile(r"\s*(\d+)(\.\d+)?\s*(px)?\s*$")
+#: The elements a layout spacer may hold besides spacer images (line breaks, wrappers of them).
+_SPACER_WRAPPERS = frozenset({"br", "font", "span", "p", "div", "center", "a", "b", "i", "small", "nobr", "wbr"})
+
+
+def px(value: str | None) -> int | None:
+    """A width or height attribute in whole pixels ("12", "12px", "12.5"); None for none or a percentage."""
+    if not value:
+        return None
+    m = _PX.match(value)
+    return int(m.group(1)) if m else None
+
+
+def url_path(url: str) -> str:
+    """The path of ``url`` ("" when it cannot be parsed, as "http://[oops")."""
+    try:
+        return urlsplit(url).path
+    except ValueError:
+        return ""
+
+
+def is_spacer_image(img: HtmlElement, max_px: int = SPACER_MAX_PX) -> bool:
+    """An ``<img>`` that holds space instead of showing a picture: at most ``max_px`` wide and high
+    by its attributes, or named as a spacer (:data:`SPACER_FILE`: ``spacer.gif``, ``1x1.gif`` …)."""
+    width, height = px(img.get("width")), px(img.get("height"))
+    if width is not None and height is not None and max(width, height) <= max_px:
+        return True
+    return SPACER_FILE.search(url_path(img.get("src") or "")) is not None
+
+
+def is_layout_spacer(node: HtmlElement, max_px: int = SPACER_MAX_PX) -> bool:
+    """A block (a layout table's cell, row or the table itself) that only holds space: no text (a
+    ``&nbsp;`` is none), and no element but spacer images (:func:`is_spacer_image`), line breaks and
+    inline wrappers of those. Dropped, it leaves nothing a person could see but the colour and height
+    the page gave it."""
+    if text_len(node):
+        return False
+    for el in node.iter(ELEMENT):
+        if el is node:
+            continue
+        tag = el.tag
+        if tag == "img":
+            if not is_spacer_image(el, max_px):
+                return False
+        elif tag not in _SPACER_WRAPPERS and tag not in ("tr", "td", "th", "tbody", "thead", "tfoot", "table"):
+            return False
+    return True
+
+
 def is_safe_url(url: str | None) -> bool:
     """True when ``url`` may be re-emitted in a link we write (no javascript:, data:, vbscript:…)."""
     if not url:

@@ -5,6 +5,8 @@
     ├── InputError            a page cannot be read as HTML (empty, binary, unreadable);
     │                         its ``reason`` is the short word the proxy reports (``not-html``,
     │                         ``unparsable``)
+    │   └── NeedsScripts      a page whose content its scripts make (an empty app shell) that the
+    │                         chain would take its scripts from: served as sent (``needs-scripts``)
     ├── FilterError           a filter failed on one page (the chain serves the page as it was)
     └── StateUnavailable      the state database (PostgreSQL) cannot be reached now; callers go on
                               with what they know, and it recovers by itself
@@ -33,6 +35,13 @@ class UnparsableError(InputError):
     """The input is HTML, but it cannot be parsed faithfully (so it is served as it is)."""
 
     reason = "unparsable"
+
+
+class NeedsScripts(InputError):
+    """The page is a shell its scripts fill in (:mod:`pagesieve.appshell`); without them it would say
+    nothing but "enable JavaScript", so it is served as it was sent."""
+
+    reason = "needs-scripts"
 
 
 class FilterError(PagesieveError):

@@ -29,6 +29,19 @@ _SKIP_LINK_CLASS = "pagesieve-skip"
 _READ_LATER_CLASS = "pagesieve-read-later"
 _PRE_NL, _PRE_SP = "\ue000", "\ue001"  # private-use stand-ins that survive whitespace collapsing
 _LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption", "option"}
+#: A list item's bullet, and the end of its item: the bullet is written with the item's first text (a
+#: paragraph inside the item, not a line of its own) and not at all for an item without text.
+_BULLET, _ITEM_END = "\ue002", "\ue003"
+#: Inline elements a word may be split across (``<b>W</b>ord``, one letter styled): never set apart.
+#: Inside code, the spans of a syntax highlighter are one text.
+_CODE = frozenset({"code", "kbd", "samp", "var", "pre"})
+#: Two sibling items each at least this long (non-space characters) read as two words when nothing
+#: separates them in the markup ("55.4k" and "24" of a reputation line); a lone letter in an element
+#: of its own (a drop cap, a letter-by-letter heading) joins the next.
+ITEM_MIN_CHARS = 2
+#: A <form> with a password field and fewer characters of text than this is a log-in or sign-up box:
+#: its labels ("Email", "Password", "Remember me") are not the page's story, and text has no fields.
+LOGIN_FORM_MAX_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -169,15 +182,23 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
     _walk(node, tokens, settings)
     parts: list[str] = []
     pending = 0
+    bullet = False
     for tok in tokens:
         if isinstance(tok, int):  # a block boundary: adjacent boundaries merge (the larger wins)
             pending = max(pending, tok)
-        elif pending and not tok.strip():
+        elif tok == _BULLET:
+            bullet = True
+        elif tok == _ITEM_END:
+            bullet = False  # an item without text: no bullet of its own
+        elif (pending or bullet) and not tok.strip():
             continue  # whitespace between blocks
         else:
             if pending:
                 parts.append("\n" * pending)
                 pending = 0
+            if bullet:
+                parts.append("• ")
+                bullet = False
             parts.append(tok)
     lines = [_SPACES.sub(" ", line).strip() for line in "".join(parts).split("\n")]
     text = "\n".join(lines).strip("\n").replace(_PRE_NL, "\n").replace(_PRE_SP, " ")
@@ -220,10 +241,69 @@ def _pre_text(pre: HtmlElement) -> str:
 
 def _after_text(link: HtmlElement) -> bool:
     """False when ``link`` follows another link with no text between them (the two would read as one word)."""
-    prev = link.getprevious()
+    prev = _previous_item(link)
+    return not (prev is not None and prev.tag == "a")
+
+
+def _previous_item(node: HtmlElement) -> HtmlElement | None:
+    """The element just before ``node`` when nothing (no text, not even a space) stands between them."""
+    prev = node.getprevious()
     while prev is not None and not isinstance(prev.tag, str) and not prev.tail:  # a comment between them
         prev = prev.getprevious()
-    return not (prev is not None and prev.tag == "a" and not prev.tail)
+    return prev if prev is not None and isinstance(prev.tag, str) and not prev.tail else None
+
+
+def _chars_at_least(node: HtmlElement, n: int) -> bool:
+    """Whether ``node`` holds ``n`` or more non-space characters of text (read only as far as needed)."""
+    seen = 0
+    for piece in node.itertext():
+        seen += len("".join(piece.split()))
+        if seen >= n:
+            return True
+    return False
+
+
+def _first_char(node: HtmlElement) -> str:
+    for piece in node.itertext():
+        piece = piece.lstrip()
+        if piece:
+            return piece[0]
+    return ""
+
+
+def _last_char(out: list) -> str:
+    """The last character written so far ("" after a block boundary: nothing to glue to)."""
+    for tok in reversed(out):
+        if isinstance(tok, int):
+            return ""
+        if tok in (_BULLET, _ITEM_END):
+            continue
+        if tok:
+            return tok[-1]
+    return ""
+
+
+def _separate_items(node: HtmlElement, out: list) -> bool:
+    """Whether ``node`` is an item of its own glued to the one before it: both are elements, nothing
+    stands between them in the markup, each holds :data:`ITEM_MIN_CHARS` or more, and the text would
+    join a letter or digit to a letter or digit ("55.4k" "24" "24 gold badges" -> "55.4k2424 gold
+    badges"). A word split across inline tags (``<b>W</b>ord``: its rest is text, not an element;
+    one styled letter) and a syntax highlighter's spans inside code are left as they are."""
+    prev = _previous_item(node)
+    if prev is None or prev.tag in _SKIP or prev.tag in _LINE:
+        return False
+    last = _last_char(out)
+    if not last.isalnum() or not _first_char(node).isalnum():
+        return False
+    if any(a.tag in _CODE for a in node.iterancestors()):
+        return False
+    return _chars_at_least(node, ITEM_MIN_CHARS) and _chars_at_least(prev, ITEM_MIN_CHARS)
+
+
+def _login_form(form: HtmlElement) -> bool:
+    """A log-in or sign-up box: a <form> with a password field and little text (:data:`LOGIN_FORM_MAX_CHARS`)."""
+    return (any((i.get("type") or "").strip().lower() == "password" for i in form.iter("input"))
+            and not _chars_at_least(form, LOGIN_FORM_MAX_CHARS))
 
 
 def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
@@ -238,6 +318,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
         tail = node is not root and not owned and node.tail
         if closing:  # after the children: the closing break, then the element's tail
             tag = node.tag
+            if tag == "li":
+                out.append(_ITEM_END)
             if tag in _PARAGRAPH:
                 out.append(2)
             elif tag in _LINE:
@@ -256,7 +338,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             stack.extend((el, False, True) for el in reversed(later[node]))
             continue
         tag = node.tag if isinstance(node.tag, str) else None
-        if tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS:
+        if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS
+                or tag == "form" and _login_form(node)):
             # comments, processing instructions, non-text elements: only their tail is text
             if tail:
                 out.append(node.tail.replace("\n", " "))
@@ -280,13 +363,15 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
         elif tag in _LINE:
             out.append(1)
         if tag == "li":
-            out.append("• ")
+            out.append(_BULLET)
         elif tag in ("td", "th"):
             out.append(" ")
         elif tag == "a" and not _after_text(node):
             # a link right after a link, nothing between them in the markup: two targets, two words
             # ("Product comparisons" "Desktop lookbook", set apart by the page's style sheet), not one
             out.append(" ")
+        elif tag not in _LINE and tag not in _PARAGRAPH and _separate_items(node, out):
+            out.append(" ")  # two items side by side, set apart by the page's style sheet
         if node.text:
             out.append(node.text.replace("\n", " "))
         stack.append((node, True, owned))

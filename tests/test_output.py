@@ -151,3 +151,42 @@ def test_the_reading_look_goes_into_the_reader_view_only():
 def test_the_reader_preset_draws_the_reading_look(cfg):
     assert cfg.resolve("reader").output.reader_view is True
     assert cfg.resolve("declutter").output.reader_view is False
+
+
+# Inline items side by side with nothing between them in the markup are two words; a word split across
+# inline tags stays one (its rest is text, or one styled letter), and so do a highlighter's spans in code.
+@pytest.mark.parametrize("html, expected", [
+    ("<p><span class=rep>55.4k</span><span class=badge>24</span><span class=sr>24 gold badges</span></p>",
+     "55.4k 24 24 gold badges"),
+    ("<p><span>Joe</span><span>2011-02-12</span></p>", "Joe 2011-02-12"),
+    ("<p><b>W</b>ord and <b>Wo</b>rd</p>", "Word and Word"),
+    ("<p><span class=drop>T</span><span>he river</span></p>", "The river"),
+    ("<p><span>ab</span><span>c</span></p>", "abc"),  # one character: below ITEM_MIN_CHARS
+    ("<p><span>ab</span><span>cd</span></p>", "ab cd"),
+    ("<p><span>ab</span> <span>cd</span></p>", "ab cd"),
+    ("<p><span>ab.</span><span>cd</span></p>", "ab.cd"),  # no letter or digit glued across
+    ("<p><code><span class=n>foo</span><span class=n>bar</span></code></p>", "foobar"),
+    ("<p><span>ab</span><!-- c --><span>cd</span></p>", "ab cd"),
+])
+def test_inline_items_side_by_side_are_separate_words(html, expected):
+    assert text(html) == expected
+
+
+@pytest.mark.parametrize("html, expected", [
+    ("<ul><li>One</li><li><img src=a.png></li><li>Two</li></ul>", "• One\n• Two"),
+    ("<ul><li><p>A paragraph in an item.</p></li></ul>", "• A paragraph in an item."),
+    ("<ul><li><a href=/x><img src=a.png></a></li></ul><p>After</p>", "After"),
+])
+def test_a_bullet_goes_with_its_item_text_and_never_alone(html, expected):
+    assert text(html) == expected
+
+
+@pytest.mark.parametrize("form, read", [
+    ("<form><label>Email <input name=e></label><label>Password <input type=password name=p></label>"
+     "<label><input type=checkbox> Remember me</label><button>Log in</button></form>", False),
+    ("<form><label>Search <input type=search name=q></label></form>", True),  # no password: its label stays
+    (f"<form><input type=password><p>{'Long form text. ' * 40}</p></form>", True),  # a page wrapped in a form
+])
+def test_a_login_box_is_not_read(form, read):
+    out = text(f"<p>Story.</p>{form}")
+    assert out.startswith("Story.") and (out != "Story.") is read

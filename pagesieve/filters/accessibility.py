@@ -182,9 +182,7 @@ LINK_STYLE = "main a[href],:is(p,blockquote,dd,figcaption) a[href]{text-decorati
 READER_STYLE = (":root{color-scheme:light !important}html,body,body *:not(img):not(svg):not(video):not(picture):not(canvas){color:#1a1a1a !important;"
                 "background-color:#fff !important;text-shadow:none !important}"
                 "body a[href],body a[href] *{color:#1a4fa0 !important}")
-#: File names of spacer images (1x1 and transparent GIFs that old layouts use to hold space): decorative.
-SPACER_FILE = re.compile(r"(?:^|/)(?:spacer|blank|clear|clearpixel|pixel|transparent|trans|shim|spc|1x1|"
-                         r"(?:black|white|grey|gray|clear|trans)?dot|space|empty)[-_]?\d*\.(?:gif|png)$", re.I)
+SPACER_FILE = dom.SPACER_FILE
 REMOVED_LINKS_LABEL = "Links removed from this page"
 
 # BCP 47 shape: a 2-3 letter language, then subtags (axe html-lang-valid checks the language).
@@ -691,8 +689,19 @@ class AccessibilityFilter(Filter):
                 if s.table_headers:
                     self._scope(table, ctx)
             elif s.layout_tables:
+                if not ctx.in_document(table):
+                    continue
                 rows = sum(1 for p in parts[table] if p.tag == "tr")
+                spacers = 0
                 for p in parts[table]:
+                    # A cell or row that only holds space (spacer images, &nbsp;, nothing) is dropped:
+                    # as a block it would keep the colour and height the layout gave it (bars of colour).
+                    if p.tag in ("tr", "td", "th") and ctx.in_document(p) and dom.is_layout_spacer(p, s.decorative_max_px):
+                        ctx.remove(p, "layout spacer cell dropped with its layout table", explain=False)
+                        spacers += 1
+                for p in parts[table]:
+                    if not ctx.in_document(p):
+                        continue
                     p.tag = "div"
                     _keep_colours(p)
                     _drop_attrs(p, TABLE_ATTRS)
@@ -704,7 +713,7 @@ class AccessibilityFilter(Filter):
                 if (table.get("role") or "").strip().lower() in ("presentation", "none"):
                     del table.attrib["role"]
                 ctx.note("linearise", table, "layout table turned into blocks in reading order (WCAG 1.3.2)",
-                         measured={"rows": rows})
+                         measured={"rows": rows, "spacers_dropped": spacers})
 
     @staticmethod
     def _scope(table: HtmlElement, ctx) -> None:
@@ -1342,12 +1351,7 @@ def _up_to(el: HtmlElement, top: HtmlElement):
         yield x
 
 
-def _url_path(url: str) -> str:
-    """The path of ``url`` ("" when it cannot be parsed, as "http://[oops")."""
-    try:
-        return urlsplit(url).path
-    except ValueError:
-        return ""
+_url_path = dom.url_path
 
 
 def _destination(href: str, limit: int) -> str:
@@ -1574,11 +1578,7 @@ def _float(value: str) -> float | None:
         return None
 
 
-def _px(value: str | None) -> int | None:
-    if not value:
-        return None
-    m = re.match(r"\s*(\d+)(\.\d+)?\s*(px)?\s*$", value)
-    return int(m.group(1)) if m else None
+_px = dom.px
 
 
 def _caption(img: HtmlElement) -> str:

@@ -15,7 +15,9 @@ such as ``$third-party`` or ``$script``:
   resolved against ``<base href>`` and the page URL and checked with the request type of its tag
   (``<script>`` script, ``<img>`` image, ``<iframe>`` subdocument, ``<link rel=stylesheet>``
   stylesheet, ``<video>``/``<audio>`` media, ``<embed>``/``<object>`` object, ``<a>`` document, …).
-  Third-party is judged from the page URL. Without a page URL, relative URLs count as
+  A link with words (``<a href>`` in a sentence) is content, not something the page loads: when
+  its target matches, it loses its ``href`` and keeps its words; a link that only wraps an ad
+  picture (an image without running text around it) goes whole. Third-party is judged from the page URL. Without a page URL, relative URLs count as
   first-party and are not checked; absolute ones are checked as third-party requests. An ad
   image inside a link that holds nothing else takes the link with it.
 * **element-hiding rules** (``##selector``) — generic ones for the page's classes and ids and
@@ -59,6 +61,8 @@ _URL_ATTRS = frozenset({"src", "href", "srcset", "poster"})
 BASE_HREF = etree.XPath("(//base[@href])[1]/@href")
 SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
 NEVER_REMOVED = frozenset({"html", "head", "body"})
+#: What of a text link to an ad or tracking server goes (its words stay): where it leads and what it pings.
+LINK_TARGET_ATTRS = ("href", "ping")
 _PLAIN_URL = dom.PLAIN_URL
 #: An absolute http(s) URL of printable ASCII that the checks below would return as it is: _PLAIN_URL
 #: without its IGNORECASE (which lets "ſ" and the Kelvin sign through) and with fullmatch (its "$"
@@ -552,7 +556,15 @@ class AdsFilter(Filter):
                     result = checked[key] = engine.check_network_urls(absolute, source, rtype)
                 if result.matched:
                     target = self._target(node)
-                    if target in protected:
+                    if tag == "a" and self._keeps_words(node):
+                        # A network rule says what a page loads, not where a link leads: a link with
+                        # words is content (a sentence would lose them); it loses its address only.
+                        for attr in LINK_TARGET_ATTRS:
+                            ctx.set_attr(node, attr, None)
+                        ctx.note("unlink", node, "link to an ad or tracking server: its address dropped, "
+                                 "its words kept", measured={"url": absolute, "request_type": rtype},
+                                 threshold={"rule": result.filter})
+                    elif target in protected:
                         ctx.note("keep", target, "points at an ad server but holds the article",
                                  measured={"url": absolute, "rule": result.filter})
                     elif ctx.remove(target, "points at an ad server" if target is node
@@ -645,6 +657,19 @@ class AdsFilter(Filter):
         except ValueError:
             return None
         return url if scheme in ("http", "https") else None
+
+    @staticmethod
+    def _keeps_words(link: HtmlElement) -> bool:
+        """Whether a link a network rule matched keeps its words: it has text, and it is no ad
+        picture with a label (an image or other media in it, and no running text around it in
+        its block: a banner, a sponsored card), which goes whole."""
+        chars = dom.text_len(link)
+        if not chars:
+            return False
+        if next((el for el in link.iter(*MEDIA) if el is not link), None) is None:
+            return True
+        block = next((a for a in link.iterancestors() if a.tag in dom.BLOCK_TAGS), None)
+        return block is not None and dom.text_len(block) > chars
 
     @staticmethod
     def _target(node: HtmlElement) -> HtmlElement:

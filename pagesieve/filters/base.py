@@ -47,6 +47,10 @@ class Filter:
     #: Hand-off fields read when present (no filter that assigns them may come after this one).
     uses: ClassVar[tuple[str, ...]] = ()
 
+    #: Whether this filter, as set, takes away the scripts a page made of them needs: the chain then
+    #: serves such a page as it was sent (:mod:`pagesieve.appshell`, :class:`pagesieve.errors.NeedsScripts`).
+    spares_app_shells: bool = False
+
     def __init__(self, settings) -> None:
         self.settings = settings
 

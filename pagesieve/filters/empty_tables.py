@@ -65,8 +65,9 @@ class EmptyTableFilter(Filter):
             chars = ctx.text_len(table)
             if chars >= s.min_chars or (chars and table in heads):
                 continue
-            if self._substance and next(table.iter(*self._substance), None) is not None:
-                continue
+            if self._substance and any(el.tag != "img" or not dom.is_spacer_image(el)
+                                       for el in table.iter(*self._substance)):
+                continue  # a spacer image (1x1 gif, spacer.gif) holds space, not substance
             if dom.is_data_table(table):
                 continue
             ctx.remove(table, "empty table: too little text and no substance tag",

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom, pagemeta
+from pagesieve import dom, lazy_images, pagemeta
 from pagesieve.filters.base import Filter
 from pagesieve.settings import setting
 
@@ -125,6 +125,15 @@ class IgnoreSettings:
     reveal_streamed: bool = setting(True, "When scripts are removed, show content that the page sends in pieces and "
                                           "its scripts would have put in place (else such a page stays blank).",
                                     group="ignore", scope="user")
+    lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
+                                      "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
+                                      "address, in place of their placeholder; a <noscript> copy beside such an image "
+                                      "is then not shown a second time.", group="ignore", scope="user")
+    app_shells: bool = setting(True, "When scripts are removed, serve a page whose content its scripts make (an "
+                                     "empty app shell: a bare #root or #app, an \"enable JavaScript\" notice, the "
+                                     "text only in a data blob) as it was sent, unfiltered, instead of the notice it "
+                                     "shows without its scripts. Off: such pages are filtered like any other.",
+                               group="ignore", scope="user")
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
@@ -184,6 +193,7 @@ class IgnoreFilter(Filter):
         if s.embeds:
             tags += ["embed", "object", "applet"]
         self._tags = tuple(tags)
+        self.spares_app_shells = s.scripts and s.app_shells
 
     @property
     def secures(self) -> bool:
@@ -243,6 +253,8 @@ class IgnoreFilter(Filter):
             revealed = _reveal_streamed(root, ctx)
             if revealed:
                 counts["streamed segment (revealed)"] = revealed
+        if s.scripts and s.lazy_images:
+            counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:
             page_text: str | None = None
             for node in list(root.iter("noscript")):

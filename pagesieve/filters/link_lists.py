@@ -547,7 +547,7 @@ def _headline(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
     root = page.root
     found = pagemeta.of(page).headline  # read before the ignore filter dropped <meta> and JSON-LD
     if found is not None and found.element is not None and "matching" in found.source:
-        return found.element if found.element not in furniture else None
+        return found.element if not _in_landmark(found.element, body) else None
     meta = found.text if found is not None and found.element is None else None
     if not meta:
         title = root.find(".//title")
@@ -557,7 +557,7 @@ def _headline(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
     words = set(_HWORD.findall(meta.lower()))
     for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
         for h in body.iter(tag):
-            if h in furniture or not dom.text_len(h):
+            if not dom.text_len(h) or h in furniture and _in_landmark(h, body):
                 continue
             text = dom.text_of(h)
             own = set(_HWORD.findall(text.lower()))
@@ -565,6 +565,22 @@ def _headline(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
             if same_words(meta, text) or (len(own) >= 4 and len(own & words) >= 0.8 * len(own)):
                 return h
     return None
+
+
+def _in_landmark(el: HtmlElement, body: HtmlElement) -> bool:
+    """Whether ``el`` is inside page furniture by its markup (``<nav>``, ``<aside>``, a ``<header>`` or
+    ``<footer>`` not of an ``<article>``/``<main>``, their ARIA roles), not only by a block's name: the
+    heading that says what the page's title says is its headline also in a block named like a header
+    (a question's ``div#question-header``), never in the site's own banner or menu."""
+    for node in el.iterancestors():
+        if node is body:
+            return False
+        tag = node.tag
+        if tag in _SECTION_PARTS and any(a.tag in ("main", "article") for a in node.iterancestors()):
+            continue  # an article's or main's own header and footer are its parts
+        if tag in _FURNITURE_TAGS or (node.get("role") or "").lower() in _FURNITURE_ROLES:
+            return True
+    return False
 
 
 def _semantic_main(root: HtmlElement) -> HtmlElement | None:

@@ -59,6 +59,8 @@ HTML_TYPES = frozenset({"text/html"})
 #: Types a browser sniffs as possibly HTML (WHATWG MIME Sniffing §7.1, "supplied MIME type is
 #: undefined or unknown/unknown, application/unknown or */*"); missing is "".
 SNIFFED_TYPES = frozenset({"", "unknown/unknown", "application/unknown", "*/*"})
+#: Sec-Fetch-Dest of a document loaded inside another page: the frame survived that page's filter.
+FRAME_DESTINATIONS = frozenset({"iframe", "frame"})
 #: The HTML signatures of WHATWG MIME Sniffing §7.1 ("identifying a resource with an unknown
 #: MIME type"): after optional whitespace and BOM, one of these tags followed by a space or '>'.
 HTML_SIGNATURE = re.compile(
@@ -66,12 +68,12 @@ HTML_SIGNATURE = re.compile(
     rb"|<A|<STYLE|<TITLE|<B|<BODY|<BR|<P)[ >]|^(?:\xef\xbb\xbf)?[\t\n\x0c\r ]*<!--", re.IGNORECASE)
 #: Headers about the original bytes that become wrong once the body changed.
 STALE_HEADERS = ("content-md5", "digest", "repr-digest", "content-digest")
-#: Why a page leaves unfiltered on purpose: the person or the operator asked for it as sent (or it is
-#: the proxy's own). Every other reason is a page the chain would have filtered and could not (an
+#: Why a page leaves unfiltered on purpose: the person or the operator asked for it as sent, it is
+#: the proxy's own, a frame that survived its page's filter, or a page its scripts make. Every other reason is a page the chain would have filtered and could not (an
 #: error, a time-out, too large, too busy, unparsable, an error status): such an HTML response carries
 #: the chain's fail-safe policy (ChainSpec.fail_safe_policy), so no script the chain would have taken
 #: out runs because it could not.
-AS_SENT_REASONS = frozenset({"own-page", "bypassed"})
+AS_SENT_REASONS = frozenset({"own-page", "bypassed", "frame", "needs-scripts"})
 #: Where this addon notes the policy it added before the body was seen (taken back if the page is filtered).
 POLICY_KEY = "pagesieve.fail_safe_policy"
 #: The policy when the person's chain cannot be resolved: the strictest any preset asks for.
@@ -319,6 +321,8 @@ class Declutter:
         kind, _ = media_type(resp.headers)
         if kind not in HTML_TYPES and kind not in SNIFFED_TYPES:
             return "not-html"
+        if req.headers.get("sec-fetch-dest", "").strip().lower() in FRAME_DESTINATIONS:
+            return "frame"  # content that survived the parent page's filter (a player, a map): as sent
         return None
 
     def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
@@ -381,8 +385,8 @@ class Declutter:
         except RuntimeError as err:  # the pool is shutting down
             return self._failed(flow, "error", str(err))
         if outcome.reason is not None:
-            if outcome.reason == "not-html":
-                return self._unfiltered(flow, "not-html")
+            if outcome.reason in ("not-html", "needs-scripts"):  # served as sent on purpose: no warning
+                return self._unfiltered(flow, outcome.reason)
             return self._failed(flow, outcome.reason, outcome.error or outcome.reason)
         ms = (time.perf_counter() - t0) * 1000
         resp = _response(flow)

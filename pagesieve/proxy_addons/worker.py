@@ -79,7 +79,7 @@ class Outcome:
     encoding: str = "utf-8"
     ms: float = 0.0
     filters: tuple[FilterStatus, ...] = ()
-    reason: str | None = None  # "not-html" | "unparsable" | "timeout" | "error" | "need-spec"
+    reason: str | None = None  # "not-html" | "unparsable" | "needs-scripts" | "timeout" | "error" | "need-spec"
     error: str | None = None
     #: The Content-Security-Policy the chain asks the page to be served with (None: none).
     content_security_policy: str | None = None

@@ -951,3 +951,23 @@ def test_aria_repairs_are_undone_with_the_rest_when_the_filter_fails(monkeypatch
     d = page.root.get_element_by_id("d")
     assert d.get("aria-controls") == "nowhere" and d.get("aria-bogus") == "x" and d.get("aria-expanded") == "true"
     assert page.root.get_element_by_id("s").get("role") is None
+
+
+# A linearised layout table's spacer cells and rows (spacer images, &nbsp;, nothing) are dropped, not
+# turned into blocks keeping the colour and height the layout gave them (full-width bars of colour).
+@pytest.mark.parametrize("cell, dropped", [
+    ("<td id=c bgcolor=#666666><img src=/i/1x1.gif width=1 height=1></td>", True),
+    ("<td id=c bgcolor=#666666><img src=/i/a.gif width=8 height=8></td>", True),
+    ("<td id=c bgcolor=#666666><img src=/i/a.gif width=9 height=9></td>", False),
+    ("<td id=c bgcolor=#666666><img src=/i/spacer.gif><br></td>", True),
+    ("<td id=c bgcolor=#666666>&nbsp;</td>", True),
+    ("<td id=c bgcolor=#666666></td>", True),
+    ("<td id=c bgcolor=#666666>.</td>", False),
+    ("<td id=c bgcolor=#666666><img src=/i/1x1.gif width=1 height=1>x</td>", False),
+    ("<td id=c bgcolor=#666666><input type=text></td>", False),
+])
+def test_layout_spacer_cells_are_dropped(cell, dropped):
+    page, state = a11y(f"<html><body><table id=t><tr>{cell}<td>First words</td></tr></table></body></html>")
+    assert by_id(page, "t").tag == "div"
+    assert (page.root.get_element_by_id("c", None) is None) is dropped
+    assert "First words" in dom.text_of(page.root)

@@ -70,7 +70,7 @@ def page_of(body, head=""):
     ('<picture id=x><source srcset="https://ads.example.com/b.webp"><img src="/ok.png"></picture>', True),
     ('<img id=x srcset="/ok.png 1x, https://ads.example.com/b2.png 2x">', True),
     ('<video id=x poster="https://ads.example.com/p.jpg"></video>', True),
-    ('<a id=x href="https://ads.example.com/click?id=1">Buy now</a>', True),
+    ('<a id=x href="https://ads.example.com/click?id=1"><img src="/own/banner.png"></a>', True),
     ('<img id=x src="data:image/png;base64,AAAA">', False),
     ('<img id=x src="http://[::1">', False),  # malformed: passes through
 ])
@@ -95,9 +95,32 @@ def test_removal_explains_the_matched_rule(rules):
 
 
 def test_links_switch(rules):
-    html = page_of('<a id=x href="https://ads.example.com/click">Buy now</a>')
+    html = page_of('<a id=x href="https://ads.example.com/click"><img src="/own/banner.png"></a>')
     assert "x" in ids(ads(html, rules, links=False)[0])
     assert "x" not in ids(ads(html, rules, links=True)[0])
+
+
+# A network rule says what a page loads, not where a link leads: a link with words keeps them (it loses
+# its address); a link that only wraps an ad picture, with no running text around it, goes whole.
+@pytest.mark.parametrize("markup, kept, words", [
+    ('<p>the best place is <a id=x href="https://ads.example.com/q">Moz Q&amp;A</a>. Yes.</p>', True,
+     "the best place is Moz Q&A. Yes."),
+    ('<p><a id=x href="https://ads.example.com/q">Buy now</a></p>', True, "Buy now"),
+    ('<p>see <a id=x href="https://ads.example.com/q"><img src="/own.png"> this offer</a> today</p>', True,
+     "see this offer today"),
+    ('<div><a id=x href="https://ads.example.com/q"><img src="/own.png"> Sponsored</a></div>', False, ""),
+    ('<div><a id=x href="https://ads.example.com/q"><img src="/own.png"></a></div>', False, ""),
+    ('<p>the best place is <a id=x href="https://news.example.org/q">Moz</a>.</p>', True, "the best place is Moz."),
+])
+def test_text_links_keep_their_words(rules, markup, kept, words):
+    page, state, _ = ads(page_of(f"<div id=w>{markup}</div>"), rules)
+    link = page.root.get_element_by_id("x", None)
+    assert (link is not None) is kept
+    assert " ".join(page.root.get_element_by_id("w").text_content().split()) == words
+    if link is not None and "ads.example.com" in markup:
+        assert link.get("href") is None
+        entry = next(e for e in state.record if e["action"] == "unlink")
+        assert entry["threshold"] == {"rule": "||ads.example.com^"}
 
 
 @pytest.mark.parametrize("page_url, removed", [

@@ -1,5 +1,7 @@
 """The paper's empty-table remover: tables without substance after the other filters ran."""
 
+import pytest
+
 from tests.conftest import run_filter, run_filters
 from tests.filters.test_article import para
 
@@ -60,3 +62,24 @@ def test_a_small_table_right_before_the_article_is_its_head_and_stays():
         body = date.format(text) + story if where == "before" else story + "<p>x</p>" + date.format(text)
         page, _, _ = run_filters([("article", {}), ("empty_tables", {})], f"<html><body>{body}</body></html>")
         assert (page.root.get_element_by_id("date", None) is not None) is kept, (where, text)
+
+
+# A spacer image holds space, it is no substance: at most 8 px wide and high by its attributes, or named
+# as a spacer; a real picture (wider or taller, or without sizes and with another name) keeps its table.
+@pytest.mark.parametrize("img, kept", [
+    ("<img src=/i/1x1.gif width=1 height=1>", False),
+    ("<img src=/i/a.gif width=8 height=8>", False),
+    ("<img src=/i/a.gif width=9 height=8>", True),
+    ("<img src=/i/a.gif width='8px' height='2'>", False),
+    ("<img src=/i/spacer.gif>", False),
+    ("<img src='/i/clear.gif' width=300 height=20>", False),
+    ("<img src=/i/photo.jpg>", True),
+    ("<img src=/i/photo.jpg width=1>", True),
+    ("<img src=/i/1x1.gif width=1 height=1><img src=/i/photo.jpg>", True),
+    ("<video src=/v.mp4></video>", True),
+])
+def test_spacer_images_are_no_substance(img, kept):
+    html = (f"<html><body><table id=t><tr><td bgcolor=#666666>{img}</td><td>&nbsp;</td></tr></table>"
+            f"{STORY}</body></html>")
+    page, _, _ = run_filter("empty_tables", html)
+    assert (page.root.get_element_by_id("t", None) is not None) is kept

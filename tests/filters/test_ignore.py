@@ -86,9 +86,11 @@ def test_meta_kept_when_off():
 @pytest.mark.parametrize("html, alts", [
     # a tracking pixel for script-less clients: not shown (it was never shown with scripts on)
     ("<p>a<noscript><img src=px.gif></noscript>b</p>", []),
-    # a lazy-load fallback takes the lazy image's alt
-    ("<p><img data-src=x.jpg alt='The river'><noscript><img src=x.jpg></noscript></p>", ["The river", "The river"]),
-    ("<p><img data-src=x.jpg><noscript><img src=x.jpg></noscript></p>", [None, None]),
+    # a lazy-load fallback beside its lazy twin: one image, the twin with its address and alt
+    ("<p><img data-src=x.jpg alt='The river'><noscript><img src=x.jpg></noscript></p>", ["The river"]),
+    ("<p><img data-src=x.jpg><noscript><img src=x.jpg></noscript></p>", [None]),
+    # with the lazy images left alone, the fallback takes the lazy image's alt
+    ("<p><img class=x alt='The river'><noscript><img src=x.jpg></noscript></p>", ["The river"]),
     ("<p><noscript><img src=c.png alt='Chart'></noscript></p>", ["Chart"]),
 ])
 def test_noscript_images_without_alt(html, alts):

@@ -391,3 +391,27 @@ def test_in_furniture_answers_as_the_furniture_set_on_corpus_pages(corpus):
         elements = list(body.iter(etree.Element))
         for el in elements[::3] + elements[1::3] + elements[2::3]:  # not in document order: tests the memo
             assert test(el) == (el in furniture), page.root.getroottree().getpath(el)
+
+
+# The heading that says what the page's title says is its headline, also when it is itself a link and sits
+# in a block named like a header (a question's div#question-header): never removed as a link list. In the
+# site's own banner or menu (<header>, <nav>, their roles) it is furniture as before; a heading that says
+# something else is no headline.
+@pytest.mark.parametrize("wrap, heading, kept", [
+    ("<div id=question-header>{}<div><a href=/ask>Ask Question</a></div></div>",
+     "Catering event for 1st time. How should I prepare?", True),
+    ("<div id=page-header class=header>{}<a href=/ask>Ask</a></div>", "Catering event for 1st time. How should I prepare?", True),
+    ("<div id=question-header>{}<div><a href=/ask>Ask Question</a></div></div>", "Hot network questions today", False),
+    ("<aside id=question-header>{}<a href=/ask>Ask</a> <a href=/tour>Tour</a></aside>",
+     "Catering event for 1st time. How should I prepare?", False),
+    ("<div role=banner id=question-header>{}<a href=/ask>Ask</a> <a href=/tour>Tour</a></div>",
+     "Catering event for 1st time. How should I prepare?", False),
+])
+def test_the_page_headline_is_never_a_link_list(wrap, heading, kept):
+    block = wrap.format(f"<h1 id=h><a href=/questions/12068/catering>{heading}</a></h1>")
+    html = (f"<html><head><title>equipment - Catering event for 1st time. How should I prepare? - Seasoned Advice"
+            f"</title><meta property=og:title content='Catering event for 1st time. How should I prepare?'></head>"
+            f"<body>{menu(6)}<div id=content>{block}<p>{para(800)}</p></div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("h", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()

@@ -188,3 +188,28 @@ def test_helpers():
     assert strip_query_param("/p?pagesieve=off", "pagesieve=off") == ("/p", True)
     assert strip_query_param("/p?x=pagesieve=off", "pagesieve=off") == ("/p?x=pagesieve=off", False)
     assert strip_query_param("/p?a=1&pagesieve=off#f", "pagesieve=off") == ("/p?a=1#f", True)
+
+
+SHELL = (b'<!doctype html><html><head><title>App</title></head><body><noscript>You need to enable JavaScript '
+         b'to run this app.</noscript><div id="root"></div><script src="/static/js/main.js"></script></body></html>')
+
+
+def test_a_page_its_scripts_make_is_served_as_sent(executor):
+    f = run(html_flow(SHELL), executor)
+    assert f.response.headers[HEADER] == "unfiltered; reason=needs-scripts"
+    assert f.response.content == SHELL and f.metadata["pagesieve"] == {"filtered": False, "reason": "needs-scripts"}
+    f = html_flow(SHELL)  # the user's switch: filtered like any page
+    f.metadata["pagesieve.profile"] = {"overrides": {"filters": {"ignore": {"app_shells": False}}}}
+    assert run(f, executor).response.headers[HEADER].startswith("filtered;")
+
+
+@pytest.mark.parametrize("dest, reason", [("iframe", "frame"), ("frame", "frame"), ("document", None), (None, None)])
+def test_a_frame_is_served_as_sent(executor, dest, reason):
+    f = html_flow()
+    if dest is not None:
+        f.request.headers["Sec-Fetch-Dest"] = dest
+    f = run(f, executor)
+    if reason is None:
+        assert f.response.headers[HEADER].startswith("filtered;")
+    else:
+        assert f.response.headers[HEADER] == f"unfiltered; reason={reason}" and f.response.content == PAGE
