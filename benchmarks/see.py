@@ -31,7 +31,7 @@ Measured, per corpus and variant:
   bring back what an earlier one took): the first after which the sentence is no longer whole is
   to blame ("output" when every snapshot holds it and the text output does not; a "?" after the
   name when the probe run did not give the served page). ``link`` marks a break where that
-  filter removed a text link whose text is in the sentence.
+  filter removed a text link whose text is in the sentence while the rest of the sentence stayed.
 * **story start**: the top (px from the top of the document) of the first truth sentence that
   is whole in both the original and the output, found by a TreeWalker over the visible text nodes
   and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
@@ -108,6 +108,8 @@ BELOW_LAST_PX = 300
 PLACEHOLDER_DATA_CHARS = 400
 #: An image with both declared sides under this (px) is an icon, not a picture of the story.
 ICON_PX = 40
+#: A broken sentence is a link's doing when this much of it (characters) outside the link is still shown.
+MIN_REST_CHARS = 10
 #: A meant image with a declared side under this (px) is a button or thumbnail rather than the story's picture.
 PICTURE_PX = 100
 #: Truth sentences whose place in the page is looked up (region, story start): the first this many.
@@ -279,6 +281,18 @@ def story_picture(img: dict) -> bool:
     ``PICTURE_PX``."""
     small = any(img.get(k) is not None and img[k] < PICTURE_PX for k in ("width", "height"))
     return not img.get("elsewhere") and not small
+
+
+def _link_broke(sentence: str, links: list[str], lines: str) -> bool:
+    """Whether a removed text link broke ``sentence``: the link's text is in it and the rest of the
+    sentence (its longest piece outside the link, ``MIN_REST_CHARS`` or more) is still shown; when
+    the whole sentence went (a paragraph removed with its links) it is not the link's doing."""
+    for t in links:
+        if len(t) >= 2 and t in sentence:
+            rest = max(sentence.split(t), key=len).strip()
+            if len(rest) >= MIN_REST_CHARS and rest in lines:
+                return True
+    return False
 
 
 def _url_keys(urls) -> set[str]:
@@ -559,8 +573,7 @@ class See:
         for s in broken:
             k = first_gone(lambda seen, s=s: s not in seen[0])
             if k is not None:
-                links = snaps[k][2]
-                found[s] = {"sentence": s, "filter": snaps[k][0], "link": any(t in s for t in links if len(t) >= 2)}
+                found[s] = {"sentence": s, "filter": snaps[k][0], "link": _link_broke(s, snaps[k][2], view(k)[0])}
         gone: dict[int, str] = {}
         for i, img in enumerate(lost):
             keys = _url_keys(img["addresses"])
