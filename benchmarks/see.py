@@ -1,7 +1,7 @@
 """What a person sees: each corpus page rendered in headless Chromium before and after filtering.
 
     nice -n 10 .venv/bin/python benchmarks/see.py [--step N] [--corpus NAME ...] [--preset P ...]
-                                                 [--json OUT] [--per-page] [--shots DIR]
+                                                 [--page ID ...] [--json OUT] [--per-page] [--shots DIR]
 
 The pages: every N-th page (truth.jsonl order, first page first; default every 15th, --step 1 is
 all 1121 pages) of every corpus folder under ../shared/data/extraction/ (as benchmarks/axe_report.py
@@ -672,6 +672,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", nargs="+", default=None, help="only these corpus folders (by name)")
     ap.add_argument("--preset", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
                     help="variants to show (default: all three)")
+    ap.add_argument("--page", nargs="+", default=None, help="only the pages with these ids (with --step 1)")
     ap.add_argument("--json", type=Path, default=None, help="write the per-page results here")
     ap.add_argument("--per-page", action="store_true", help="print one line per page as it is measured")
     ap.add_argument("--shots", type=Path, default=None,
@@ -695,7 +696,8 @@ def main(argv=None) -> int:
     if not CHROMIUM.exists():
         print(f"see: cannot run: {CHROMIUM} not found", file=sys.stderr)
         return 2
-    pages = [p for p in sample(args.step) if not args.corpus or p.corpus in args.corpus]
+    pages = [p for p in sample(args.step) if (not args.corpus or p.corpus in args.corpus)
+             and (not args.page or p.id in args.page)]
     if not pages:
         print("see: no pages (the shared corpora are missing, or --corpus names none of them)", file=sys.stderr)
         return 2
