@@ -1,0 +1,156 @@
+"""The page as a person sees it (benchmarks/see.py), on a few pages of every shared corpus.
+
+The harness tests always run (slow: one headless Chromium): on small hand-made pages they check
+that what the gate counts is seen: a sentence broken by a removed link and the filter to blame, a
+picture given only by a lazy address, a placeholder or a zero size, where a sentence starts.
+
+The gate itself, ``GATE_SEE_PAGES`` pages spread over each corpus shown as the original, declutter
+(HTML and text) and reader, fails listing page and filter on any truth sentence broken by a link
+removal, any picture of the story lost (HTML outputs), a story start lowered by more than
+``LOWERED_PX`` px (declutter) or a blank output the truth does not explain. It is off unless
+``PAGESIEVE_SEE_GATE=1``: today's filters still fail it (lazy images, link text deleted with ads,
+spacer cells, pages whose text comes from scripts), and it is turned on once they no longer do.
+The full measurement: ``benchmarks/see.py --step 1``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from benchmarks.see import LOWERED_PX, Browser, See, lines_of, sentences, snapshots
+from pagesieve.chain import Chain
+from pagesieve.config import SafetySettings
+from pagesieve.filters.base import Filter
+from pagesieve.output import OutputSettings
+from tests.a11y.axe_run import CHROMIUM, CorpusPage, sample
+
+pytestmark = pytest.mark.slow
+
+#: Pages of each corpus in the gate (spread evenly over it): 6 corpora x 3 pages x 4 views, a few
+#: minutes on a shared 2-core machine.
+GATE_SEE_PAGES = 3
+GATE_ON = os.environ.get("PAGESIEVE_SEE_GATE") == "1"
+OFF_REASON = ("the see gate is off until the filters stop losing lazy pictures, link text deleted with ads, "
+              "stories pushed down by spacer cells and pages whose text only scripts show; "
+              "set PAGESIEVE_SEE_GATE=1 to run it")
+PAGES = sample(per_corpus=GATE_SEE_PAGES) if GATE_ON else []
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} not found (apt-get install chromium)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _missing()
+    if reason:
+        pytest.skip(f"headless Chromium cannot run: {reason}")
+    with Browser() as b:
+        yield b
+
+
+def test_sentences_split_on_lines_and_stops_and_drop_short_ones():
+    truth = ("The river rose through the night and the town watched it. Photo: AP\n"
+             "It reached the old stone wall by dawn! Nobody had seen the like of it since 1952?")
+    assert sentences(truth) == ["the river rose through the night and the town watched it.",
+                                "it reached the old stone wall by dawn!",
+                                "nobody had seen the like of it since 1952?"]
+
+
+def test_harness_sees_lines_pictures_and_positions(browser):
+    html = ("<html><body><div style='height:400px'>Top of the page</div><article>"
+            "<p>The river rose <a href=/r>through the night</a> and the town watched it.</p>"
+            "<img src='/photos/dawn.jpg' width=400 height=300>"
+            "<img src='data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7' "
+            "data-src='/photos/wall.jpg' width=400 height=300>"
+            "<img src='/img/spacer.gif' data-original='/photos/crowd.jpg'>"
+            "<img src='/photos/hidden.jpg' width=0 height=0>"
+            "<img src='/icons/share.png' width=16 height=16>"
+            "<p>It reached the old stone wall by dawn and stayed there.</p></article></body></html>")
+    browser.load(html.encode(), "text/html", "utf-8", "https://example.org/news/floods")
+    text, tops = browser.show(["the river rose through the night and the town watched it."])
+    assert "the river rose through the night and the town watched it." in lines_of(text).split("\n")
+    assert tops[0] is not None and 400 <= tops[0] < 500, tops
+    meant = browser.meant(["the river rose through the night and the town watched it.",
+                           "it reached the old stone wall by dawn and stayed there."])
+    # the shown picture and the two lazy ones; not the zero-sized one, not the icon
+    firsts = sorted(img["addresses"][0] for img in meant["images"])
+    assert [a.rsplit("/", 1)[1] for a in firsts] == ["crowd.jpg", "dawn.jpg", "wall.jpg"], firsts
+    # shown: the images with a real src (the icon too); the lazy ones have a placeholder or nothing the
+    # browser loads, the zero-sized one is not shown
+    assert sorted(browser.shown_images()) == ["https://example.org/icons/share.png",
+                                              "https://example.org/photos/dawn.jpg"]
+
+
+class _CutLinks(Filter):
+    """Removes every link of class ``cut`` (what a filter deleting link text does)."""
+
+    name = "cut_links"
+
+    def apply(self, page, ctx) -> None:
+        for a in list(page.root.iter("a")):
+            if a.get("class") == "cut":
+                ctx.remove(a, "test: a link to cut")
+
+
+class _Nothing(Filter):
+    name = "nothing"
+    destructive = False
+
+    def apply(self, page, ctx) -> None:
+        pass
+
+
+def test_blame_names_the_filter_and_the_link(browser, tmp_path):
+    html = ("<html><body><article><p>The river rose through the night and the "
+            "<a class=cut href=/town>town of Wells</a> watched it climb the wall.</p>"
+            "<p>It reached the old stone wall by dawn and stayed there for days.</p></article></body></html>")
+    path = tmp_path / "pages" / "p1.html"
+    path.parent.mkdir()
+    path.write_text(html, encoding="utf-8")
+    (tmp_path / "truth.jsonl").write_text('{"id": "p1", "url": "https://example.org/a", "body": '
+                                          '"The river rose through the night and the town of Wells watched it '
+                                          'climb the wall. It reached the old stone wall by dawn and stayed there '
+                                          'for days."}\n', encoding="utf-8")
+    page = CorpusPage("test", "p1", path, "https://example.org/a", "article")
+    chain = Chain([_Nothing(None), _CutLinks(None), _Nothing(None)], OutputSettings(), SafetySettings(), check=False)
+    snaps, probe = snapshots(chain, html.encode(), page.url)
+    assert [name for name, _, _ in snaps] == ["nothing", "cut_links", "nothing"]
+    assert snaps[1][2] == ["town of wells"]
+    see = See(browser, [])
+    see.chains = {"declutter": chain}
+    orig = see.original(page)
+    assert len(orig.whole) == 2
+    (seen,) = see.measure(page, orig)
+    assert seen.whole_after == 1
+    assert seen.broken == [{"sentence": "the river rose through the night and the town of wells watched it climb the wall.",
+                            "filter": "cut_links", "link": True}]
+
+
+@pytest.mark.skipif(not GATE_ON, reason=OFF_REASON)
+@pytest.mark.parametrize("page", PAGES, ids=[f"{p.corpus}-{p.id[:10]}" for p in PAGES])
+def test_see_gate(browser, cfg, page):
+    see = See(browser, ["declutter", "declutter-text", "reader"], cfg)
+    faults = []
+    for seen in see.measure(page):
+        for b in seen.broken:
+            if b["link"]:
+                faults.append(f"{seen.variant}: {b['filter']} broke a sentence by removing a link: {b['sentence'][:80]!r}")
+        for img in seen.images_lost:
+            if img["story"]:
+                faults.append(f"{seen.variant}: {img['filter']} lost a picture of the story: {img['address'][:100]}")
+        if seen.variant.startswith("declutter") and seen.lowered > LOWERED_PX:
+            faults.append(f"{seen.variant}: the story starts {seen.lowered:.0f} px lower "
+                          f"({seen.start_before:.0f} -> {seen.start_after:.0f} px)")
+        if seen.blank:
+            faults.append(f"{seen.variant}: blank: {seen.chars_after} of {seen.chars_before} visible characters, "
+                          f"{seen.whole_after} of {seen.whole_before} truth sentences")
+    assert not faults, f"{page.corpus}/{page.id} ({page.url}):\n  " + "\n  ".join(faults)
