@@ -674,7 +674,7 @@ class Chain:
         #: A filter of the chain reads the removed text links (RunState.collect_links).
         self.collects_links = any("removed_links" in f.requires for f in filters)
         #: A filter takes a page's scripts away and asks that a page made by them be served as sent.
-        self.spares_app_shells = any(f.spares_app_shells for f in filters)
+        self.spares_app_shells = any(getattr(f, "spares_app_shells", False) for f in filters)
 
     def run(self, page: Page, store: Any = None) -> tuple[RunState, list[dict[str, Any]]]:
         """Run every filter over ``page`` in place; returns the run state and per-filter stats."""
