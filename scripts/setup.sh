@@ -10,13 +10,16 @@ EXTRAS=${EXTRAS:-test}
 # 1. System packages: EasyList/EasyPrivacy (offline ad-list default), Chromium (browser tests),
 #    and the parts of a several-instance deployment that tests/scale starts on loopback:
 #    PostgreSQL (initdb, pg_ctl), slapd (+ ldap-utils), HAProxy.
+#    Running needs only the lists (EXTRAS=run, `make run`); the rest is for the tests.
 need=()
 [ -d "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets/thirdparties/easylist" ] || need+=(webext-ublock-origin-firefox)
-[ -x /usr/bin/chromium ] || need+=(chromium)
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-[ -x /usr/sbin/slapd ] || need+=(slapd)
-command -v ldapsearch >/dev/null || need+=(ldap-utils)
-command -v haproxy >/dev/null || need+=(haproxy)
+if [ "$EXTRAS" != run ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+  [ -x /usr/sbin/slapd ] || need+=(slapd)
+  command -v ldapsearch >/dev/null || need+=(ldap-utils)
+  command -v haproxy >/dev/null || need+=(haproxy)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${need[*]} with apt-get" >&2
@@ -29,7 +32,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # 1b. axe-core for the accessibility tests (tests/a11y, pinned in its package-lock.json); they skip without it.
-if [ ! -d tests/a11y/node_modules/axe-core ]; then
+if [ "$EXTRAS" != run ] && [ ! -d tests/a11y/node_modules/axe-core ]; then
   if command -v node >/dev/null && command -v npm >/dev/null; then
     echo "setup: installing axe-core with npm ci --prefix tests/a11y" >&2
     npm ci --prefix tests/a11y --no-audit --no-fund >/dev/null
@@ -48,11 +51,16 @@ find_python() {
 # The Python dependencies come from a hash-checked lock (README: "Dependencies and the lock
 # files"): requirements.lock for the test extras, requirements-bench.lock for test + bench.
 case "$EXTRAS" in
+  run) lock=requirements-run.lock ;;
   test) lock=requirements.lock ;;
   bench|test,bench|bench,test) lock=requirements-bench.lock ;;
-  *) echo "setup: no lock file for EXTRAS=$EXTRAS (locked: test, test,bench)" >&2; exit 1 ;;
+  *) echo "setup: no lock file for EXTRAS=$EXTRAS (locked: run, test, test,bench)" >&2; exit 1 ;;
 esac
 stamp="$VENV/.pagesieve-installed-$EXTRAS"
+if [ "$EXTRAS" = run ] && [ -f "$VENV/.pagesieve-installed-test" ]; then
+  stamp="$VENV/.pagesieve-installed-test"  # the test set-up holds everything running needs
+  lock=requirements.lock
+fi
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt requirements-model.txt ] \
    && [ "$stamp" -nt "$lock" ]; then
   exit 0

@@ -115,3 +115,17 @@ def test_the_lock_files_pin_every_dependency_with_hashes(lock, extras):
     pinned = {name.lower().replace("_", "-") for name, _, _ in entries}
     assert wanted <= pinned, f"{lock} lacks {sorted(wanted - pinned)}: refresh it (README: the lock files)"
     assert len(entries) == len(re.findall(r"^[A-Za-z0-9]", text, re.M)), "every pin carries its hashes"
+
+
+def test_the_run_lock_is_the_test_lock_kept_to_what_running_needs():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_lock.py"), "--check"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    run = (REPO / "requirements-run.lock").read_text(encoding="utf-8")
+    for name in ("mitmproxy==", "spacy==", "lxml==", "zstandard==", "flask=="):
+        assert f"\n{name}" in run
+    for name in ("pytest==", "playwright==", "hypothesis==", "ruff==", "mypy=="):
+        assert f"\n{name}" not in run
