@@ -28,9 +28,9 @@ SCOPES = (OPERATOR, PRESET, USER)
 GROUPS = ("ignore", "advanced", "accessibility", "output", "proxy", "users")
 #: The longest text a string setting (or one item of a list setting) may hold unless its
 #: declaration says less: a bound against runaway input, not a tuning knob.
-MAX_TEXT_CHARS = 2000
+MAX_TEXT_CHARS = 4096
 #: The most items a list setting may hold unless its declaration says otherwise.
-MAX_LIST_ITEMS = 1000
+MAX_LIST_ITEMS = 10_000
 
 
 def setting(default: Any, doc: str, *, minimum: float | None = None,

@@ -169,10 +169,19 @@ def test_the_reading_look_reaches_the_reader_view(setup, client):
     assert r.headers["x-pagesieve"].startswith("filtered; preset=reader")
     css = lxml.html.document_fromstring(r.content).find_class("pagesieve-reader-look")[0].text
     assert "html{font-size:140% !important}" in css and "#121212" in css
+    # "Reset these choices": the first screen's choices go back; an Advanced change and the sites stay.
+    fields = changed(browser_form(client.get(SETTINGS).text), sites__as_sent="example.org",
+                     filters__link_lists__ratio="0.5")
+    assert post(client, fields).status_code == 303
+    assert post(client, [*browser_form(client.get(SETTINGS).text), ("reset", "choices")]).status_code == 303
+    fields = browser_form(client.get(SETTINGS).text)
+    assert ("preset", "declutter") in fields and ("output.text_size", "100") in fields
+    assert ("output.colors", "auto") in fields and ("sites.as_sent", "example.org") in fields
+    assert ("filters.link_lists.ratio", "0.5") in fields
 
 
 def test_the_page_in_chromium(setup):
-    """First screen, height, axe folded and unfolded, 200 % zoom."""
+    """First screen, height, axe folded and unfolded (and in dark mode), 200 % zoom."""
     sync_api = pytest.importorskip("playwright.sync_api")
     from tests.a11y.axe_run import _RUN, AXE_JS, GATED, TAGS, missing
     from tests.proxy.test_browser import CHROMIUM, launch
@@ -216,6 +225,16 @@ def test_the_page_in_chromium(setup):
                     "document.documentElement.scrollWidth - document.documentElement.clientWidth")
                 assert overflow <= 0, f"{state}: sideways scroll of {overflow} px at {width} CSS px"
             page.set_viewport_size({"width": 1280, "height": 800})
+        # The page follows the device's dark mode, with the same contrast.
+        page.emulate_media(color_scheme="dark")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(18, 18, 18)"
+        found = page.evaluate(_RUN, list(TAGS))
+        assert [v for v in found if v["impact"] in GATED] == [], ("dark", found)
+        if SHOTS:
+            page.evaluate("document.querySelectorAll('details').forEach(d => d.open = false)")
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(Path(SHOTS) / "settings-first-screen-dark.png"))
+        page.emulate_media(color_scheme="light")
         if SHOTS:
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = d.id === 's-filter-link_lists')")
             section = page.locator("#s-filter-link_lists")

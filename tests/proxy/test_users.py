@@ -29,7 +29,7 @@ def add_user(config: Path, name: str, password: str) -> None:
 
 
 def browser_form(page_html: str) -> list[tuple[str, str]]:
-    """What a browser submits for the page's form as it is: inputs, checked boxes, selected options."""
+    """What a browser submits for the page's form as it is: inputs, text areas, checked boxes, selected options."""
     form = lxml.html.document_fromstring(page_html).forms[0]
     out = []
     for el in form.inputs:
@@ -42,6 +42,8 @@ def browser_form(page_html: str) -> list[tuple[str, str]]:
         elif el.get("type") in ("checkbox", "radio"):
             if el.checked:
                 out.append((el.name, el.get("value") or "on"))
+        elif el.tag == "textarea":
+            out.append((el.name, el.value or ""))
         else:
             out.append((el.name, el.get("value") or ""))
     return out
