@@ -43,19 +43,20 @@ def canonical(name: str) -> str:
 
 
 def entries(text: str) -> dict[str, str]:
-    """name -> the entry's lines (the pin, its hashes, its "via" comments) of a uv lock file."""
-    out: dict[str, str] = {}
+    """name -> its entries' lines (the pin, its hashes, its "via" comments) of a uv lock file; a package
+    pinned apart for some Pythons (``; python_full_version >= '3.15'``) has one entry per pin."""
+    out: dict[str, list[list[str]]] = {}
     current: list[str] | None = None
     for line in text.splitlines(keepends=True):
         m = _ENTRY.match(line)
         if m:
             current = [line]
-            out[canonical(m.group(1))] = current  # type: ignore[assignment]
+            out.setdefault(canonical(m.group(1)), []).append(current)
         elif current is not None and line.startswith((" ", "\t")):
             current.append(line)
         else:
             current = None
-    return {name: "".join(lines) for name, lines in out.items()}
+    return {name: "".join("".join(e) for e in pins) for name, pins in out.items()}
 
 
 def closure(roots: list[str]) -> set[str]:
