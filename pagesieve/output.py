@@ -339,7 +339,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             continue
         tag = node.tag if isinstance(node.tag, str) else None
         if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS
-                or tag == "form" and _login_form(node)):
+                or tag == "form" and _login_form(node) and not any(el in later or el in moved for el in node.iter())):
             # comments, processing instructions, non-text elements: only their tail is text
             if tail:
                 out.append(node.tail.replace("\n", " "))

@@ -190,3 +190,10 @@ def test_a_bullet_goes_with_its_item_text_and_never_alone(html, expected):
 def test_a_login_box_is_not_read(form, read):
     out = text(f"<p>Story.</p>{form}")
     assert out.startswith("Story.") and (out != "Story.") is read
+
+
+def test_a_login_box_holding_blocks_read_elsewhere_is_read():
+    # the accessibility step's read-later owner inside the form: skipping the form would lose what it owns
+    html = ("<main><p>Story.</p><form><input type=password> Password"
+            "<div class=pagesieve-read-later aria-owns=posts></div></form></main><div id=posts><p>The posts.</p></div>")
+    assert "The posts." in text(html)

@@ -15,9 +15,9 @@ such as ``$third-party`` or ``$script``:
   resolved against ``<base href>`` and the page URL and checked with the request type of its tag
   (``<script>`` script, ``<img>`` image, ``<iframe>`` subdocument, ``<link rel=stylesheet>``
   stylesheet, ``<video>``/``<audio>`` media, ``<embed>``/``<object>`` object, ``<a>`` document, …).
-  A link with words (``<a href>`` in a sentence) is content, not something the page loads: when
-  its target matches, it loses its ``href`` and keeps its words; a link that only wraps an ad
-  picture (an image without running text around it) goes whole. Third-party is judged from the page URL. Without a page URL, relative URLs count as
+  A link in running text (``<a href>`` in a sentence) is content, not something the page loads:
+  when its target matches, it loses its ``href`` and keeps its words; a link that is a block's
+  whole text (a menu item, a banner, a sponsored card) goes whole. Third-party is judged from the page URL. Without a page URL, relative URLs count as
   first-party and are not checked; absolute ones are checked as third-party requests. An ad
   image inside a link that holds nothing else takes the link with it.
 * **element-hiding rules** (``##selector``) — generic ones for the page's classes and ids and
@@ -63,6 +63,12 @@ SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
 NEVER_REMOVED = frozenset({"html", "head", "body"})
 #: What of a text link to an ad or tracking server goes (its words stay): where it leads and what it pings.
 LINK_TARGET_ATTRS = ("href", "ping")
+#: A link whose block holds this many words outside links stands in running text (a sentence): its
+#: words are the sentence's. A menu item, a banner's label or a sponsored card has none around it.
+SENTENCE_WORDS = 3
+_TEXT_OUTSIDE_LINKS = etree.XPath(".//text()[not(ancestor::a) and not(ancestor::script) and not(ancestor::style)]",
+                                  smart_strings=False)
+_WORD = re.compile(r"\w+")
 _PLAIN_URL = dom.PLAIN_URL
 #: An absolute http(s) URL of printable ASCII that the checks below would return as it is: _PLAIN_URL
 #: without its IGNORECASE (which lets "ſ" and the Kelvin sign through) and with fullmatch (its "$"
@@ -660,16 +666,20 @@ class AdsFilter(Filter):
 
     @staticmethod
     def _keeps_words(link: HtmlElement) -> bool:
-        """Whether a link a network rule matched keeps its words: it has text, and it is no ad
-        picture with a label (an image or other media in it, and no running text around it in
-        its block: a banner, a sponsored card), which goes whole."""
-        chars = dom.text_len(link)
-        if not chars:
+        """Whether a link a network rule matched keeps its words: it has text and stands in running
+        text (its block holds :data:`SENTENCE_WORDS` or more words outside links: a sentence, not a
+        menu item, a banner or a sponsored card, which go whole)."""
+        if not dom.text_len(link):
             return False
-        if next((el for el in link.iter(*MEDIA) if el is not link), None) is None:
-            return True
         block = next((a for a in link.iterancestors() if a.tag in dom.BLOCK_TAGS), None)
-        return block is not None and dom.text_len(block) > chars
+        if block is None:
+            return False
+        words = 0
+        for piece in _TEXT_OUTSIDE_LINKS(block):
+            words += len(_WORD.findall(piece))
+            if words >= SENTENCE_WORDS:
+                return True
+        return False
 
     @staticmethod
     def _target(node: HtmlElement) -> HtmlElement:

@@ -100,14 +100,19 @@ def test_links_switch(rules):
     assert "x" not in ids(ads(html, rules, links=True)[0])
 
 
-# A network rule says what a page loads, not where a link leads: a link with words keeps them (it loses
-# its address); a link that only wraps an ad picture, with no running text around it, goes whole.
+# A network rule says what a page loads, not where a link leads: a link in running text (3 words or more
+# outside links in its block) keeps its words and loses its address; a menu item, a banner, a sponsored
+# card (no running text around them) go whole.
 @pytest.mark.parametrize("markup, kept, words", [
     ('<p>the best place is <a id=x href="https://ads.example.com/q">Moz Q&amp;A</a>. Yes.</p>', True,
      "the best place is Moz Q&A. Yes."),
-    ('<p><a id=x href="https://ads.example.com/q">Buy now</a></p>', True, "Buy now"),
-    ('<p>see <a id=x href="https://ads.example.com/q"><img src="/own.png"> this offer</a> today</p>', True,
-     "see this offer today"),
+    ('<p>see <a id=x href="https://ads.example.com/q">Moz</a> now</p>', False, "see now"),  # 2 words
+    ('<p>see it <a id=x href="https://ads.example.com/q">Moz</a> now</p>', True, "see it Moz now"),  # 3 words
+    ('<p><a id=x href="https://ads.example.com/q">Buy now</a></p>', False, ""),
+    ('<ul><li><a href=/a>Home</a></li><li><a id=x href="https://ads.example.com/q">Manage your ad</a></li></ul>',
+     False, "Home"),
+    ('<p>see <a id=x href="https://ads.example.com/q"><img src="/own.png"> this offer</a> today in town</p>', True,
+     "see this offer today in town"),
     ('<div><a id=x href="https://ads.example.com/q"><img src="/own.png"> Sponsored</a></div>', False, ""),
     ('<div><a id=x href="https://ads.example.com/q"><img src="/own.png"></a></div>', False, ""),
     ('<p>the best place is <a id=x href="https://news.example.org/q">Moz</a>.</p>', True, "the best place is Moz."),
