@@ -111,3 +111,34 @@ def test_filter_instances_are_bounded(monkeypatch):
     for i in range(10):
         C.build_chain(cfg.resolve("reader-linkblocks", C.overrides_to_tree({"link_blocks.min_links": 2 + i})))
     assert len(C._INSTANCES) == 3
+
+
+@dataclass(frozen=True)
+class Capped:
+    cues: tuple[str, ...] = S.setting((), "cue phrases", scope=S.USER, max_items=3, max_chars=5)
+    label: str = S.setting("x", "a label", scope=S.USER)
+    hosts: tuple[str, ...] = S.setting((), "operator hosts")
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"cues": ["a", "b", "c"]}, None),
+    ({"cues": ["a", "b", "c", "d"]}, "capped.cues: 4 entries: at most 3 are allowed"),
+    ({"cues": ["abcde"]}, None),
+    ({"cues": ["abcdef"]}, "capped.cues entry 1 = 'abcdef'...: 6 characters: at most 5 are allowed"),
+    ({"label": "y" * S.DEFAULT_CAPS[S.USER][1]}, None),
+    ({"label": "y" * (S.DEFAULT_CAPS[S.USER][1] + 1)}, "201 characters: at most 200 are allowed"),
+    ({"hosts": ["h"] * S.DEFAULT_CAPS[S.OPERATOR][0]}, None),
+    ({"hosts": ["h"] * (S.DEFAULT_CAPS[S.OPERATOR][0] + 1)}, "capped.hosts: 10001 entries: at most 10000"),
+])
+def test_list_and_string_sizes_are_capped(values, message):
+    if message is None:
+        S.build(Capped, values, "capped")
+    else:
+        with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.").replace("'", "'")):
+            S.build(Capped, values, "capped")
+
+
+def test_caps_a_user_can_meet_are_said_in_the_allowed_text():
+    allowed = {d["name"]: d["allowed"] for d in S.describe(Capped)}
+    assert allowed == {"cues": "a list of at most 3 strings of at most 5 characters",
+                       "label": "a string of at most 200 characters", "hosts": "a list of strings"}

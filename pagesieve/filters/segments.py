@@ -107,7 +107,8 @@ class SegmentsSettings:
                                             "(the text just before the block's content).", group="advanced", scope="user")
     cue_phrases: tuple[str, ...] = setting(
         (), "Cue phrases as \"phrase:priority\" (priority > 0; \"phrase\" alone means 1): a block's degree of "
-            "relevance is the highest priority found in its anchor text.", group="advanced", scope="user")
+            "relevance is the highest priority found in its anchor text.", group="advanced", scope="user",
+        max_items=50, max_chars=100)
     top_blocks: int = setting(10, "ω: at most this many blocks with the highest degree of relevance are relevant "
                                   "(paper: 10).", minimum=1, maximum=100_000, group="advanced", scope="user")
     mode: str = setting("mark", "mark: number the blocks and mark their relevance in data-pagesieve-* attributes; "
@@ -269,6 +270,8 @@ class SegmentsFilter(Filter):
         super().__init__(settings)
         self._levels = parse_levels(settings.levels)
         self._cues = tuple((phrase, prio, _cue_pattern(phrase)) for phrase, prio in parse_cues(settings.cue_phrases))
+        # Any of them, in one pass over the page's text (not one pass per phrase).
+        self._any_cue = re.compile("|".join(f"(?:{p.pattern})" for _, _, p in self._cues) or r"(?!)", re.IGNORECASE)
         self._next_to = frozenset(settings.next_to)
 
     @property
@@ -284,7 +287,7 @@ class SegmentsFilter(Filter):
                      measured={"cue_phrases": 0}, threshold={"min_cue_phrases": 1})
             return
         text = _Text(body)
-        if s.mode == "keep" and not any(p.search(text.string) for _, _, p in self._cues):
+        if s.mode == "keep" and not self._any_cue.search(text.string):
             ctx.note("skip", body, "no cue phrase occurs in the page text: no block is relevant; page left unchanged",
                      measured={"cue_phrases_found": 0}, threshold={"min_cue_phrases_found": 1})
             return
