@@ -15,6 +15,8 @@ both load exactly this list. The order matters:
 4. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
 5. :class:`~pagesieve.proxy_addons.health.Health`: answers the load balancer's health check
    (``http://pagesieve.health/``) on the request's headers; never filtered, never logged.
+6. :class:`~pagesieve.proxy_addons.connections.ConnectionLimits`: closes client connections that
+   stay idle, or send no request headers, too long.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     """The ordered addon list. ``cfg`` is a loaded :class:`pagesieve.config.Config`, or None to
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
+    from pagesieve.proxy_addons.connections import ConnectionLimits
     from pagesieve.proxy_addons.filtering import Declutter
     from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity
@@ -41,4 +44,5 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
         SettingsPage(source, identity),
         declutter,
         Health(identity, declutter),
+        ConnectionLimits(source),
     ]
