@@ -15,6 +15,8 @@ both load exactly this list. The order matters:
 4. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
 5. :class:`~pagesieve.proxy_addons.health.Health`: answers the load balancer's health check
    (``http://pagesieve.health/``) on the request's headers; never filtered, never logged.
+   :class:`~pagesieve.proxy_addons.metrics.Metrics` (before it) counts what the filtering addon
+   decided, for ``http://pagesieve.health/metrics``.
 6. :class:`~pagesieve.proxy_addons.connections.ConnectionLimits`: closes client connections that
    stay idle, or send no request headers, too long.
 """
@@ -32,17 +34,20 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     from pagesieve.proxy_addons.filtering import Declutter
     from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity
+    from pagesieve.proxy_addons.metrics import Metrics
     from pagesieve.proxy_addons.options import ConfigSource
     from pagesieve.proxy_addons.settings_page import SettingsPage
 
     source = ConfigSource(cfg)
     identity = Identity(source)
     declutter = Declutter(source, executor=executor)
+    metrics = Metrics(identity, declutter)
     return [
         source,
         identity,
         SettingsPage(source, identity),
         declutter,
-        Health(identity, declutter),
+        metrics,
+        Health(identity, declutter, metrics),
         ConnectionLimits(source),
     ]

@@ -101,5 +101,13 @@ def test_a_page_stuck_in_c_code_costs_its_worker_not_the_others(tmp_path, origin
         t.join()
         assert all(v.startswith("filtered;") for v in other), other
         assert "killed, another one starts" in proxy.log_text()
+        # What happened is counted, for monitoring.
+        metrics = get(proxy, "http://pagesieve.health/metrics")
+        assert metrics.headers["content-type"].startswith("text/plain; version=0.0.4")
+        values = dict(line.rsplit(" ", 1) for line in metrics.text.splitlines() if not line.startswith("#"))
+        assert float(values["pagesieve_worker_replacements_total"]) >= 3
+        assert float(values['pagesieve_pages_total{outcome="unfiltered",reason="timeout"}']) == 3
+        assert float(values['pagesieve_pages_total{outcome="filtered",reason=""}']) == 1 + len(other)
+        assert values["pagesieve_workers"] == "2"
     finally:
         proxy.stop()
