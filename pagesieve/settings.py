@@ -26,22 +26,26 @@ SCOPES = (OPERATOR, PRESET, USER)
 #: The groups a setting may be declared in: what a filter leaves out of every page, its finer
 #: thresholds, the accessibility repairs, how the result is written, and the operator's sections.
 GROUPS = ("ignore", "advanced", "accessibility", "output", "proxy", "users")
-#: The longest text a string setting (or one item of a list setting) may hold unless its
-#: declaration says less: a bound against runaway input, not a tuning knob.
-MAX_TEXT_CHARS = 4096
-#: The most items a list setting may hold unless its declaration says otherwise.
-MAX_LIST_ITEMS = 10_000
+
+
+#: Size caps of list and string settings when a declaration gives none (see :func:`setting`), by
+#: scope. What a person sets for themselves runs on every page they load, in workers every user
+#: shares: 5,000 cue phrases (a 123 KB form) added 1.6 s of worker time to each of that user's pages.
+#: (entries in a list, characters in one entry or in a string)
+DEFAULT_CAPS = {OPERATOR: (10_000, 4096), PRESET: (1000, 1000), USER: (50, 200)}
 
 
 def setting(default: Any, doc: str, *, minimum: float | None = None,
             maximum: float | None = None, choices: tuple | None = None, group: str | None = None,
             pattern: tuple[str, str] | None = None, scope: str = OPERATOR,
-            max_length: int = MAX_TEXT_CHARS, max_items: int = MAX_LIST_ITEMS) -> Any:
+            max_items: int | None = None, max_chars: int | None = None) -> Any:
     """A settings field: default value, one-line doc, optional bounds/choices, and its scope.
 
     ``pattern`` is (regular expression a string value must match in full, what that allows in
-    words): the one check of such a value, wherever it is set. ``max_length`` bounds a string
-    value (each item of a list) in characters, ``max_items`` a list's length.
+    words): the one check of such a value, wherever it is set.
+
+    ``max_items`` (a list's entries) and ``max_chars`` (the characters of a string, or of each
+    entry of a list) cap a value's size; the scope's :data:`DEFAULT_CAPS` apply where not given.
 
     ``group`` is one of :data:`GROUPS` (checked here: a misspelt group would hide the setting
     from the settings page); a user-scope setting must have one.
@@ -63,10 +67,13 @@ def setting(default: Any, doc: str, *, minimum: float | None = None,
     if group is not None and group not in GROUPS or group is None and scope == USER:
         raise ValueError(f"group = {group!r}: expected one of {', '.join(GROUPS)}"
                          + (" (a user-scope setting needs one)" if scope == USER else ""))  # a declaration bug
+    items, chars = DEFAULT_CAPS[scope]
     return dataclasses.field(default=default, metadata={
         "doc": doc, "min": minimum, "max": maximum, "choices": choices, "group": group, "scope": scope,
         "pattern": (re.compile(pattern[0]), pattern[1]) if pattern else None,
-        "max_length": max_length, "max_items": max_items})
+        "max_items": max_items or items, "max_chars": max_chars or chars,
+        # caps a person could run into are said where the setting is documented and shown
+        "show_caps": scope == USER or max_items is not None or max_chars is not None})
 
 
 def fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
@@ -96,8 +103,10 @@ def _allowed(tp: Any, meta: Mapping[str, Any]) -> str:
             return f"{kind} <= {hi}"
         return kind
     if tp is str:
-        return "a string"
+        return f"a string of at most {meta['max_chars']} characters" if meta.get("show_caps") else "a string"
     if origin is tuple:
+        if meta.get("show_caps"):
+            return f"a list of at most {meta['max_items']} strings of at most {meta['max_chars']} characters"
         return "a list of strings"
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in typing.get_args(tp) if a is not type(None)]
@@ -139,32 +148,36 @@ def _convert(key: str, value: Any, tp: Any, meta: Mapping[str, Any]) -> Any:
     if tp is str:
         if not isinstance(value, str):
             raise bad()
-        limit = meta.get("max_length", MAX_TEXT_CHARS)
-        if len(value) > limit:
-            raise ConfigError(f"{key}: {len(value)} characters; at most {limit} are allowed")
         choices = meta.get("choices")
         if choices and value not in choices:
             raise bad()
         pattern = meta.get("pattern")
         if pattern and not pattern[0].fullmatch(value):
             raise bad()
+        _check_chars(key, value, meta)
         return value
     if origin is tuple:
         if isinstance(value, str) or not isinstance(value, (list, tuple)):
             raise bad()
         if not all(isinstance(v, str) for v in value):
             raise bad()
-        limit, items = meta.get("max_length", MAX_TEXT_CHARS), meta.get("max_items", MAX_LIST_ITEMS)
-        if len(value) > items:
-            raise ConfigError(f"{key}: {len(value)} items; at most {items} are allowed")
-        if any(len(v) > limit for v in value):
-            raise ConfigError(f"{key}: an item of {max(len(v) for v in value)} characters; at most {limit} "
-                              "are allowed")
         choices = meta.get("choices")
         if choices and any(v not in choices for v in value):
             raise bad()
+        most = meta.get("max_items")
+        if most is not None and len(value) > most:
+            raise ConfigError(f"{key}: {len(value)} entries: at most {most} are allowed")
+        for i, v in enumerate(value):
+            _check_chars(f"{key} entry {i + 1}", v, meta)
         return tuple(value)
     raise ConfigError(f"{key}: unsupported setting type {tp!r}")  # a declaration bug
+
+
+def _check_chars(key: str, value: str, meta: Mapping[str, Any]) -> None:
+    """ConfigError when ``value`` is longer than the setting's ``max_chars`` (its start quoted)."""
+    most = meta.get("max_chars")
+    if most is not None and len(value) > most:
+        raise ConfigError(f"{key} = {value[:40]!r}...: {len(value)} characters: at most {most} are allowed")
 
 
 def build(cls: type, values: Mapping[str, Any] | None, prefix: str) -> Any:
@@ -234,10 +247,10 @@ def from_text(key: str, raw: str | None, tp: Any, meta: Mapping[str, Any]) -> An
         return ConfigError(f"{key} = {shown!r}: expected {_allowed(tp, meta)}")
 
     text = "" if raw is None else raw
-    limit = meta.get("max_length", MAX_TEXT_CHARS)
+    limit = meta.get("max_chars") or DEFAULT_CAPS[OPERATOR][1]
     origin = typing.get_origin(tp)
     if origin is tuple:
-        limit = limit * meta.get("max_items", MAX_LIST_ITEMS)
+        limit = (limit + 1) * (meta.get("max_items") or DEFAULT_CAPS[OPERATOR][0])
     if len(text) > max(limit, 100):  # before any parsing: a pasted book is refused in one line
         raise ConfigError(f"{key}: {len(text)} characters; at most {limit} are allowed")
     if origin in (typing.Union, types.UnionType):

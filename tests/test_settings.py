@@ -176,14 +176,14 @@ def test_non_finite_numbers_are_refused_from_any_source():
 
 @dataclass(frozen=True)
 class Short:
-    label: str = S.setting("x", "a label", max_length=10)
-    words: tuple[str, ...] = S.setting((), "some words", max_length=5, max_items=3)
+    label: str = S.setting("x", "a label", max_chars=10)
+    words: tuple[str, ...] = S.setting((), "some words", max_chars=5, max_items=3)
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"label": "x" * 11}, "short.label: 11 characters; at most 10 are allowed"),
-    ({"words": ["a", "b", "c", "d"]}, "short.words: 4 items; at most 3 are allowed"),
-    ({"words": ["abcdef"]}, "short.words: an item of 6 characters; at most 5 are allowed"),
+    ({"label": "x" * 11}, "short.label = 'xxxxxxxxxxx'...: 11 characters: at most 10 are allowed"),
+    ({"words": ["a", "b", "c", "d"]}, "short.words: 4 entries: at most 3 are allowed"),
+    ({"words": ["abcdef"]}, "short.words entry 1 = 'abcdef'...: 6 characters: at most 5 are allowed"),
 ])
 def test_declared_lengths_bound_text(values, message):
     with pytest.raises(ConfigError) as err:
@@ -210,3 +210,34 @@ def test_help_texts_of_user_settings_are_plain_words():
                 found.append(f"{prefix}.{d['name']}: {d['doc']}")
     assert found == []
     assert re.search(NOT_PLAIN, "the paper's value (issue 15)")  # the pattern does catch them
+
+
+@dataclass(frozen=True)
+class Capped:
+    cues: tuple[str, ...] = S.setting((), "cue phrases", scope=S.USER, group="advanced", max_items=3, max_chars=5)
+    label: str = S.setting("x", "a label", scope=S.USER, group="output")
+    hosts: tuple[str, ...] = S.setting((), "operator hosts")
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"cues": ["a", "b", "c"]}, None),
+    ({"cues": ["a", "b", "c", "d"]}, "capped.cues: 4 entries: at most 3 are allowed"),
+    ({"cues": ["abcde"]}, None),
+    ({"cues": ["abcdef"]}, "capped.cues entry 1 = 'abcdef'...: 6 characters: at most 5 are allowed"),
+    ({"label": "y" * S.DEFAULT_CAPS[S.USER][1]}, None),
+    ({"label": "y" * (S.DEFAULT_CAPS[S.USER][1] + 1)}, "201 characters: at most 200 are allowed"),
+    ({"hosts": ["h"] * S.DEFAULT_CAPS[S.OPERATOR][0]}, None),
+    ({"hosts": ["h"] * (S.DEFAULT_CAPS[S.OPERATOR][0] + 1)}, "capped.hosts: 10001 entries: at most 10000"),
+])
+def test_list_and_string_sizes_are_capped(values, message):
+    if message is None:
+        S.build(Capped, values, "capped")
+    else:
+        with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.").replace("'", "'")):
+            S.build(Capped, values, "capped")
+
+
+def test_caps_a_user_can_meet_are_said_in_the_allowed_text():
+    allowed = {d["name"]: d["allowed"] for d in S.describe(Capped)}
+    assert allowed == {"cues": "a list of at most 3 strings of at most 5 characters",
+                       "label": "a string of at most 200 characters", "hosts": "a list of strings"}

@@ -322,14 +322,14 @@ class AccessibilitySettings:
                                 group="accessibility", scope="user")
     default_lang: str = setting("en", "The language of pages that name none and whose language cannot be guessed "
                                       "(a code such as en or pt-BR).",
-                                group="accessibility", scope="user", max_length=35)
+                                group="accessibility", scope="user", max_chars=35)
     # Sources: Let the user zoom: drop user-scalable=no and a maximum-scale below 5 from the viewport <meta> (WCAG
     # 1.4.4; axe meta-viewport).
     zoom: bool = setting(True, "Let you zoom pages that try to forbid it.", group="accessibility", scope="user")
     # Sources: Give a page with an empty or missing <title> one: its first <h1>, else the URL (WCAG 2.4.2).
     title: bool = setting(True, "Give a page without a title one: its first heading, else its address.", group="accessibility", scope="user")
     untitled_text: str = setting("Untitled page", "The title when neither a heading nor an address is known.",
-                                 group="accessibility", scope="user", max_length=200)
+                                 group="accessibility", scope="user", max_chars=200)
     # Sources: Remove cookie walls, consent dialogs and fixed/sticky overlays (modal, popup, paywall, newsletter) that
     # cover content (WCAG 2.4.11).
     overlays: bool = setting(True, "Remove cookie walls, consent boxes and pop-ups that cover the content.", group="accessibility", scope="user")
@@ -421,7 +421,7 @@ class AccessibilitySettings:
     skip_link: bool = setting(True, 'Put a "Skip to main content" link first on the page, and keep the keyboard\'s '
                                     "order natural.", group="accessibility", scope="user")
     skip_link_text: str = setting("Skip to main content", "The skip link's text.", group="accessibility", scope="user",
-                                  max_length=200)
+                                  max_chars=200)
     skip_link_on_focus: bool = setting(True, "Show the skip link only when it has keyboard focus (a style "
                                              "added to <head>); else always.", group="accessibility", scope="user")
     removed_links_nav: bool = setting(True, "Keep the removed-links list a labelled <nav> after <main>.",

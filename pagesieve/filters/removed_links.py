@@ -97,7 +97,7 @@ class RemovedLinksSettings:
     # section.
     label: str = setting("Links removed from this page", "The title of the list of removed links (the number of links"
                                                          " follows it); screen readers also name the list by it.",
-                         group="output", scope="user", max_length=200)
+                         group="output", scope="user", max_chars=200)
     max_links: int = setting(0, "List at most this many links (0 = all).", minimum=0, maximum=100000,
                              group="output", scope="user")
     skip_present: bool = setting(True, "Leave out links whose address is still on the page.", group="output", scope="user")

@@ -114,7 +114,7 @@ class SegmentsSettings:
     cue_phrases: tuple[str, ...] = setting(
         (), 'Your phrases, as "phrase:weight" (a weight above 0; a phrase alone weighs 1): the blocks right after '
             "them are the ones kept, the best weight first.", group="advanced", scope="user",
-        max_length=200, max_items=100)
+        max_items=50, max_chars=100)
     # Sources: ω: at most this many blocks with the highest degree of relevance are relevant (paper: 10).
     top_blocks: int = setting(10, "At most this many blocks, the best matches for your phrases, are kept.", minimum=1, maximum=100_000, group="advanced", scope="user")
     mode: str = setting("mark", "mark: number the blocks and mark their relevance in data-pagesieve-* attributes; "
@@ -276,6 +276,8 @@ class SegmentsFilter(Filter):
         super().__init__(settings)
         self._levels = parse_levels(settings.levels)
         self._cues = tuple((phrase, prio, _cue_pattern(phrase)) for phrase, prio in parse_cues(settings.cue_phrases))
+        # Any of them, in one pass over the page's text (not one pass per phrase).
+        self._any_cue = re.compile("|".join(f"(?:{p.pattern})" for _, _, p in self._cues) or r"(?!)", re.IGNORECASE)
         self._next_to = frozenset(settings.next_to)
 
     @property
@@ -291,7 +293,7 @@ class SegmentsFilter(Filter):
                      measured={"cue_phrases": 0}, threshold={"min_cue_phrases": 1})
             return
         text = _Text(body)
-        if s.mode == "keep" and not any(p.search(text.string) for _, _, p in self._cues):
+        if s.mode == "keep" and not self._any_cue.search(text.string):
             ctx.note("skip", body, "no cue phrase occurs in the page text: no block is relevant; page left unchanged",
                      measured={"cue_phrases_found": 0}, threshold={"min_cue_phrases_found": 1})
             return

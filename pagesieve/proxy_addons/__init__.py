@@ -17,6 +17,10 @@ both load exactly this list. The order matters:
 4. :class:`~pagesieve.proxy_addons.filtering.Declutter`: runs the chain on HTML responses.
 5. :class:`~pagesieve.proxy_addons.health.Health`: answers the load balancer's health check
    (``http://pagesieve.health/``) on the request's headers; never filtered, never logged.
+   :class:`~pagesieve.proxy_addons.metrics.Metrics` (before it) counts what the filtering addon
+   decided, for ``http://pagesieve.health/metrics``.
+6. :class:`~pagesieve.proxy_addons.connections.ConnectionLimits`: closes client connections that
+   stay idle, or send no request headers, too long.
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
     from pagesieve.proxy_addons.control import PageControl, SettingsTunnel
+    from pagesieve.proxy_addons.connections import ConnectionLimits
     from pagesieve.proxy_addons.filtering import Declutter
     from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity
+    from pagesieve.proxy_addons.metrics import Metrics
     from pagesieve.proxy_addons.options import ConfigSource
     from pagesieve.proxy_addons.settings_page import SettingsPage
 
@@ -39,11 +45,14 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     identity = Identity(source)
     control = PageControl(source, identity)  # the page control: the filtering addon and the settings app share it
     declutter = Declutter(source, executor=executor, control=control)
+    metrics = Metrics(identity, declutter)
     return [
         source,
         identity,
         SettingsTunnel(source),
         SettingsPage(source, identity, control),
         declutter,
-        Health(identity, declutter),
+        metrics,
+        Health(identity, declutter, metrics),
+        ConnectionLimits(source),
     ]

@@ -7,6 +7,9 @@ line, no proxy authentication (the answer says nothing about anyone) — with ``
 
     ok; state=available; workers=2
 
+``GET http://pagesieve.health/metrics`` answers counters in Prometheus' text format
+(:mod:`pagesieve.proxy_addons.metrics`).
+
 ``state=unavailable`` while the state database is down still answers 200: pages are served with
 the last known settings then, so the instance must stay in the balancer.
 """
@@ -26,14 +29,21 @@ OWN_PAGE_KEY = "pagesieve.own_page"
 class Health:
     name = "pagesieve_health"
 
-    def __init__(self, identity: Any = None, declutter: Any = None) -> None:
+    def __init__(self, identity: Any = None, declutter: Any = None, metrics: Any = None) -> None:
         self.identity = identity
         self.declutter = declutter
+        self.metrics = metrics
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if flow.request.pretty_host.lower() != HEALTH_HOST:
             return
         flow.metadata[OWN_PAGE_KEY] = True
+        if self.metrics is not None and flow.request.path.split("?")[0] == "/metrics":
+            from pagesieve.proxy_addons.metrics import CONTENT_TYPE
+
+            flow.response = http.Response.make(200, self.metrics.render().encode(),
+                                               {"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"})
+            return
         store = getattr(self.identity, "store", None)
         state = "available" if store is None or getattr(store, "available", True) else "unavailable"
         pool = getattr(self.declutter, "pool", None)

@@ -35,6 +35,7 @@ import logging
 import math
 import threading
 import weakref
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,7 @@ class Identity:
         self.limiter: Any = None
         self._checks: ThreadPoolExecutor | None = None
         self._directory_checks: ThreadPoolExecutor | None = None
+        self.counts: Counter[str] = Counter()  # login checks by result (metrics)
         self._pending = 0  # password checks under way or queued
         self._pending_directory = 0
         # Connections authenticated by a CONNECT (as mitmproxy's proxyauth keeps them).
@@ -198,10 +200,12 @@ class Identity:
         if ok is None:
             address = flow.client_conn.peername[0] if flow.client_conn.peername else ""
             if self._pending >= MAX_PENDING_CHECKS:
+                self.counts["refused-busy"] += 1
                 flow.response = self._busy(is_proxy)
                 return False
             attempt, wait, locked = self.limiter.begin(address, user)
             if attempt is None:
+                self.counts["refused-locked" if locked else "refused-busy"] += 1
                 flow.response = self._too_many(wait) if locked else self._busy(is_proxy)
                 return False
             failed = True
@@ -211,12 +215,14 @@ class Identity:
                 failed = not ok
             except DirectoryUnavailable as err:
                 failed = False  # not the client's fault: not counted
+                self.counts["directory-unavailable"] += 1
                 log.warning("proxy authentication of %r from %s: %s", user, address, err)
                 flow.response = self._unavailable()
                 return False
             finally:
                 self._pending -= 1
                 self.limiter.end(attempt, failed)
+            self.counts["ok" if ok else "failed"] += 1
             if not ok:
                 log.info("proxy authentication failed for %r from %s", user, address)
         if not ok:

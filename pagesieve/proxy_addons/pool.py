@@ -159,19 +159,22 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return [w.process.pid for w in self._current if w is not None and w.process.pid is not None]
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: float = 0.0) -> None:
+        """Stop taking pages; each worker's thread ends its process after the page it has (if any).
+        Waits up to ``wait`` seconds for that; pages still queued get an error outcome."""
         self._closed.set()
-        for _ in self._threads:
-            self._jobs.put(None)
-        for t in self._threads:
-            t.join(10)
-        while True:  # pages still queued: the proxy serves them unfiltered
+        while True:  # pages no thread took yet: the proxy serves them unfiltered
             try:
                 item = self._jobs.get_nowait()
             except queue.Empty:
                 break
             if item is not None and item[2].set_running_or_notify_cancel():
                 item[2].set_result(Outcome(reason="error", error="the worker pool was shut down"))
+        for _ in self._threads:
+            self._jobs.put(None)
+        deadline = time.monotonic() + wait
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
 
     # -- a worker's thread ---------------------------------------------------------------
     def _serve(self, i: int) -> None:
@@ -206,7 +209,7 @@ class WorkerPool:
                 if not healthy:
                     worker.stop(kill=True)
                     self._warm[i].clear()
-                    worker = self._start_worker(i, replacing=True)
+                    worker = None if self._closed.is_set() else self._start_worker(i, replacing=True)
                 self._free()
         finally:
             if worker is not None:

@@ -341,10 +341,10 @@ class Form:
             f["kind"] = "text"
             # The limit is told, not enforced by the browser: a maxlength would cut a pasted text
             # silently; the server refuses it in words instead.
-            limit = meta.get("max_length", S.MAX_TEXT_CHARS)
+            limit = meta["max_chars"]
             if typing.get_origin(inner) is tuple:
-                f["allowed"] += (f", comma-separated, at most {meta.get('max_items', S.MAX_LIST_ITEMS)} of at most "
-                                 f"{limit} characters each")
+                f["allowed"] = (f"a comma-separated list of at most {meta['max_items']} entries of at most "
+                                f"{limit} characters each")
             else:
                 f["allowed"] = f"a text of at most {limit} characters"
             if isinstance(value, (list, tuple)):

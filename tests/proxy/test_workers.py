@@ -28,10 +28,16 @@ def many_attributes_page(n: int = MANY_ATTRIBUTES) -> bytes:
     return page(f"<div id=story><p>{MARKER}.</p><img {attrs}></div>").encode()
 
 
+def unclosed_blocks_page(n: int = 1600) -> bytes:
+    """``<div><p>`` opened ``n`` times and never closed (100 KB): each div nests in the last."""
+    return page(f"<p>{MARKER}.</p>" + "<div><p>Some words of text in a paragraph, with a comma here. " * n).encode()
+
+
 @pytest.fixture(scope="module")
 def origin():
     server = Origin({"/normal.html": Route(headers=HTML, body=NORMAL),
-                     "/many-attributes.html": Route(headers=HTML, body=many_attributes_page())},
+                     "/many-attributes.html": Route(headers=HTML, body=many_attributes_page()),
+                     "/unclosed-blocks.html": Route(headers=HTML, body=unclosed_blocks_page())},
                     host="127.0.0.3")  # outside EasyList's loopback exceptions
     yield server
     server.close()
@@ -101,5 +107,26 @@ def test_a_page_stuck_in_c_code_costs_its_worker_not_the_others(tmp_path, origin
         t.join()
         assert all(v.startswith("filtered;") for v in other), other
         assert "killed, another one starts" in proxy.log_text()
+        # What happened is counted, for monitoring.
+        metrics = get(proxy, "http://pagesieve.health/metrics")
+        assert metrics.headers["content-type"].startswith("text/plain; version=0.0.4")
+        values = dict(line.rsplit(" ", 1) for line in metrics.text.splitlines() if not line.startswith("#"))
+        assert float(values["pagesieve_worker_replacements_total"]) >= 3
+        assert float(values['pagesieve_pages_total{outcome="unfiltered",reason="timeout"}']) == 3
+        assert float(values['pagesieve_pages_total{outcome="filtered",reason=""}']) == 1 + len(other)
+        assert values["pagesieve_workers"] == "2"
+    finally:
+        proxy.stop()
+
+
+def test_the_reader_filters_100_kb_of_unclosed_blocks_in_time(tmp_path, origin):
+    """The reader's cleanup walked every element's ancestors once per level of nesting (cubic):
+    this page took 97 s, past any time limit; now it is filtered (0.5 s of CPU: the limit here is
+    10 times that, for a loaded machine)."""
+    proxy = start_proxy(tmp_path, "--preset", "reader", workers=1, timeout_seconds=30)
+    try:
+        r = get(proxy, origin.url("/unclosed-blocks.html"))
+        assert r.headers["x-pagesieve"].startswith("filtered; preset=reader"), r.headers["x-pagesieve"]
+        assert MARKER in r.text
     finally:
         proxy.stop()
