@@ -121,6 +121,20 @@ def node_stats(root: HtmlElement, ignored: frozenset[str]) -> dict[HtmlElement, 
     return stats
 
 
+def _below(node: HtmlElement, top: HtmlElement, known: dict[HtmlElement, bool]) -> bool:
+    """Whether ``node`` is ``top`` or below it; ``known`` (``{top: True}`` at first) remembers the
+    answer for every element on the way up, so many nodes of one deep nesting cost its depth once."""
+    path = []
+    el: HtmlElement | None = node
+    while el is not None and el not in known:
+        path.append(el)
+        el = el.getparent()
+    answer = known[el] if el is not None else False
+    for p in path:
+        known[p] = answer
+    return answer
+
+
 def measures(s: list[int]) -> dict[str, float]:
     """LTD, LA, NTL, LAD of one node's raw statistics."""
     ntl = s[_NTL]
@@ -179,7 +193,8 @@ class LinkDensityFilter(Filter):
         body = dom.body_of(root)
         stats = node_stats(root, self._ignored)
         chosen, path = self.select(root, stats)
-        chosen = [c for c in chosen if c is body or any(a is body for a in c.iterancestors())]
+        inside = {body: True}
+        chosen = [c for c in chosen if _below(c, body, inside)]
         if not chosen:
             ctx.note("skip", body, "no node meets the basic-content thresholds; page left unchanged "
                      "(paper 3.3 step 14: not suitable for the algorithm)",

@@ -189,7 +189,9 @@ class TextDensityFilter(Filter):
             el = owner.getparent() if tail else owner
             if el is None:
                 continue
-            has_text.update((el, *el.iterancestors()))
+            while el is not None and el not in has_text:  # its ancestors are in when it is
+                has_text.add(el)
+                el = el.getparent()
             if ln in lines:
                 kept_nodes.add((owner, tail))
         article = self._common_ancestor([o.getparent() if t else o for o, t in kept_nodes], body)
@@ -203,14 +205,15 @@ class TextDensityFilter(Filter):
 
     @staticmethod
     def _common_ancestor(nodes: list[HtmlElement], body: HtmlElement) -> HtmlElement:
-        common: list[HtmlElement] | None = None
-        for node in nodes:
-            chain = [node, *node.iterancestors()][::-1]
-            if common is None:
-                common = chain
-            else:
-                k = 0
-                while k < min(len(common), len(chain)) and common[k] is chain[k]:
-                    k += 1
-                common = common[:k]
-        return common[-1] if common else body
+        """The deepest element that is, or is an ancestor of, every node: that of the first and the
+        last node in document order (one walk of the page, not one ancestor chain per node, which
+        nested unclosed blocks made quadratic)."""
+        if not nodes:
+            return body
+        order = {el: i for i, el in enumerate(body.getroottree().getroot().iter())}
+        first, last = min(nodes, key=order.__getitem__), max(nodes, key=order.__getitem__)
+        above_first = {first, *first.iterancestors()}
+        node: HtmlElement | None = last
+        while node is not None and node not in above_first:
+            node = node.getparent()
+        return node if node is not None else body

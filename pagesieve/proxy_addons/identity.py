@@ -306,11 +306,14 @@ class Identity:
         if user is not None:
             flow.metadata[USER_KEY] = user
 
-    def request(self, flow: http.HTTPFlow) -> None:
+    async def request(self, flow: http.HTTPFlow) -> None:
         user = flow.metadata.get(USER_KEY)
         if user is None or flow.response is not None or self.store is None:
             return
         try:
-            flow.metadata[PROFILE_KEY] = self.store.effective(user, flow.request.pretty_host, self.source.preset)
+            # In a thread: a cache miss or a change check reads the state database, which may be
+            # slow or locked (5 s of SQLite busy timeout); the event loop serves everyone else.
+            flow.metadata[PROFILE_KEY] = await asyncio.to_thread(
+                self.store.effective, user, flow.request.pretty_host, self.source.preset)
         except Exception as err:  # noqa: BLE001 - a broken profile store must not stop browsing
             log.warning("profile of %s unavailable (%s); the default settings apply", user, err)

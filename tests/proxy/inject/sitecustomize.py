@@ -10,6 +10,9 @@ tests can check fail-open end to end through a real ``pagesieve run`` process:
 * ``crash``         the worker process dies (``os._exit``);
 * ``slow``          the ``ignore`` filter sleeps 30 s (the proxy's time limit fires).
 
+And a slow state database: with ``PAGESIEVE_TEST_SLOW_STATE`` naming a file, each read of the SQLite
+state database (a query, the change check) sleeps 3 s while that file exists.
+
 Nothing here is imported by pagesieve itself.
 """
 
@@ -57,4 +60,26 @@ def _install():
     Chain.process = faulty_process
 
 
+def _install_slow_state():
+    marker = os.environ.get("PAGESIEVE_TEST_SLOW_STATE")
+    if not marker:
+        return
+    try:
+        from pagesieve.state import SQLiteDatabase
+    except Exception:  # noqa: BLE001 - not a pagesieve process
+        return
+    query, change_token = SQLiteDatabase.query, SQLiteDatabase.change_token
+
+    def slow(method):
+        def wrapper(self, *args, **kw):
+            if os.path.exists(marker):
+                time.sleep(3)
+            return method(self, *args, **kw)
+        return wrapper
+
+    SQLiteDatabase.query = slow(query)
+    SQLiteDatabase.change_token = slow(change_token)
+
+
 _install()
+_install_slow_state()
