@@ -216,6 +216,13 @@ class Declutter:
             if token is not None:
                 flow.request.path = path
                 self._bypass_asked(flow, token)
+        referer = flow.request.headers.get("referer", "")
+        if self._param and self._param in referer:
+            # The page shown as sent still has its token in the address bar; the browser names that
+            # address to whatever the page loads: the token stays with the person.
+            cleaned, token = take_bypass_param(referer, self._param)
+            if token is not None:
+                flow.request.headers["referer"] = cleaned
         if self._header and self._header in flow.request.headers:
             value = flow.request.headers.pop(self._header)
             if value.strip() != "0":

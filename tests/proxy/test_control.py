@@ -298,3 +298,15 @@ def test_in_chromium_a_site_cannot_send_itself_unfiltered(browser, site, path):
         assert page.locator("#menu").count() == 1  # a person's click does show it
     finally:
         page.close()
+
+
+def test_the_token_never_reaches_a_site_in_the_referer(proxy, site):
+    origin = site[0]
+    with client_for(proxy, "alice") as alice:
+        page = alice.get(origin.url("/ads.html"))
+        shown = link(control_of(page.content)[0], "Show original")
+        before = len(origin.seen)
+        alice.get(origin.url("/image.png"), headers={"Referer": shown})  # what the page as sent then loads
+    method, path, headers = origin.seen[before]
+    referer = {k.lower(): v for k, v in headers.items()}["referer"]
+    assert "pagesieve=off" not in referer and referer.endswith("/ads.html"), referer
