@@ -58,6 +58,9 @@ class OutputSettings:
                                       group="output", scope="user")
     text_title: bool = setting(True, "In text output, start with the page's <title> (when the text does not "
                                      "already start with it).", group="output", scope="user")
+    login_forms: bool = setting(False, "In text output, read log-in boxes (a form with a password field and little "
+                                       "text: its labels, \"Email\", \"Password\", \"Remember me\", are not the page's "
+                                       "story, and text has no fields to fill in).", group="output", scope="user")
 
 
 #: Text output is always UTF-8 (a legacy charset would turn characters it lacks into "&#263;",
@@ -282,7 +285,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             continue
         tag = node.tag if isinstance(node.tag, str) else None
         if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS
-                or tag == "form" and _login_form(node) and not any(el in later or el in moved for el in node.iter())):
+                or tag == "form" and not settings.login_forms and _login_form(node)
+                and not any(el in later or el in moved for el in node.iter())):
             # comments, processing instructions, non-text elements: only their tail is text
             if tail:
                 out.append(node.tail.replace("\n", " "))
