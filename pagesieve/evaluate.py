@@ -264,7 +264,7 @@ def page_infos(samples: Iterable[Sample]) -> dict[str, PageInfo]:
     from pagesieve.output import OutputSettings, to_text
     from pagesieve.pagetype import detect
 
-    text = OutputSettings(format="text")
+    text = OutputSettings(format="text", login_forms=True)  # the page as it reads, log-in boxes too
     out = {}
     for s in samples:
         try:

@@ -58,6 +58,10 @@ class OutputSettings:
                                       group="output", scope="user")
     text_title: bool = setting(True, "In plain text, start with the page's title (unless the text already starts "
                                      "with it).", group="output", scope="user")
+    login_forms: bool = setting(False, "In plain text, read log-in boxes too (a form with a password field and "
+                                       "little text: its labels, such as Email, Password and Remember me, are not "
+                                       "the page's story, and plain text has no fields to fill in).",
+                                group="output", scope="user")
     reader_view: bool = setting(False, "Draw the page in the reading look set by text_size, line_height, width and "
                                        "colors (the reader preset turns it on).", group="output", scope="preset")
     text_size: int = setting(100, "Reading look: text size, in percent of the browser's usual size.",
@@ -339,7 +343,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             continue
         tag = node.tag if isinstance(node.tag, str) else None
         if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS
-                or tag == "form" and _login_form(node) and not any(el in later or el in moved for el in node.iter())):
+                or tag == "form" and not settings.login_forms and _login_form(node)
+                and not any(el in later or el in moved for el in node.iter())):
             # comments, processing instructions, non-text elements: only their tail is text
             if tail:
                 out.append(node.tail.replace("\n", " "))

@@ -190,6 +190,7 @@ def test_a_bullet_goes_with_its_item_text_and_never_alone(html, expected):
 def test_a_login_box_is_not_read(form, read):
     out = text(f"<p>Story.</p>{form}")
     assert out.startswith("Story.") and (out != "Story.") is read
+    assert text(f"<p>Story.</p>{form}", login_forms=True) != "Story."  # the switch: read as the page has it
 
 
 def test_a_login_box_holding_blocks_read_elsewhere_is_read():

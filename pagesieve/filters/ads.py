@@ -17,7 +17,8 @@ such as ``$third-party`` or ``$script``:
   stylesheet, ``<video>``/``<audio>`` media, ``<embed>``/``<object>`` object, ``<a>`` document, …).
   A link in running text (``<a href>`` in a sentence) is content, not something the page loads:
   when its target matches, it loses its ``href`` and keeps its words; a link that is a block's
-  whole text (a menu item, a banner, a sponsored card) goes whole. Third-party is judged from the page URL. Without a page URL, relative URLs count as
+  whole text (a menu item, a banner, a sponsored card) goes whole. Third-party is judged from
+  the page URL. Without a page URL, relative URLs count as
   first-party and are not checked; absolute ones are checked as third-party requests. An ad
   image inside a link that holds nothing else takes the link with it.
 * **element-hiding rules** (``##selector``) — generic ones for the page's classes and ids and
@@ -63,12 +64,14 @@ SRCSET_URL = re.compile(r"\s*([^\s,][^\s]*?)(?:\s+[^,]*)?(?:,|$)")
 NEVER_REMOVED = frozenset({"html", "head", "body"})
 #: What of a text link to an ad or tracking server goes (its words stay): where it leads and what it pings.
 LINK_TARGET_ATTRS = ("href", "ping")
-#: A link whose block holds this many words outside links stands in running text (a sentence): its
-#: words are the sentence's. A menu item, a banner's label or a sponsored card has none around it.
+#: A link whose block holds this many words (two letters or more) outside links stands in running
+#: text (a sentence): its words are the sentence's. A menu item, a banner's label or a sponsored
+#: card has none around it.
 SENTENCE_WORDS = 3
 _TEXT_OUTSIDE_LINKS = etree.XPath(".//text()[not(ancestor::a) and not(ancestor::script) and not(ancestor::style)]",
                                   smart_strings=False)
-_WORD = re.compile(r"\w+")
+#: A word of running text: two letters or more (a price, a count or a lone letter is not a sentence's).
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _PLAIN_URL = dom.PLAIN_URL
 #: An absolute http(s) URL of printable ASCII that the checks below would return as it is: _PLAIN_URL
 #: without its IGNORECASE (which lets "ſ" and the Kelvin sign through) and with fullmatch (its "$"

@@ -109,6 +109,8 @@ def test_links_switch(rules):
     ('<p>see <a id=x href="https://ads.example.com/q">Moz</a> now</p>', False, "see now"),  # 2 words
     ('<p>see it <a id=x href="https://ads.example.com/q">Moz</a> now</p>', True, "see it Moz now"),  # 3 words
     ('<p><a id=x href="https://ads.example.com/q">Buy now</a></p>', False, ""),
+    ('<table><tr><td>$1,100 List <a id=x href="https://ads.example.com/q">Check price</a></td></tr></table>',
+     False, "$1,100 List"),  # a price and a label: no sentence
     ('<ul><li><a href=/a>Home</a></li><li><a id=x href="https://ads.example.com/q">Manage your ad</a></li></ul>',
      False, "Home"),
     ('<p>see <a id=x href="https://ads.example.com/q"><img src="/own.png"> this offer</a> today in town</p>', True,
