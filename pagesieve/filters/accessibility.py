@@ -1141,7 +1141,7 @@ class AccessibilityFilter(Filter):
             labels = [a for a in ("aria-label", "aria-labelledby") if el.get(a) is not None]
             if not labels or (el.get("role") or "").strip() or el.tag == "a" and el.get("href") is not None:
                 continue
-            text, controls = dom.text_of(el), FOCUSABLE(el)
+            text, controls = dom.text_of(el), [c for c in FOCUSABLE(el) if c is not el]  # controls it holds
             if el.tag in ("div", "center") and (text or controls) or controls and not text:
                 el.set("role", "group")
                 what = "a group (role=group) with the page's name for it"

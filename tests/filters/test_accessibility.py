@@ -837,6 +837,7 @@ def test_labelled_icon_span_becomes_an_image():
     ("<a id=e aria-label='Open chat'><svg width=100><path d='M1 1'/></svg></a>",
      {"role": "img", "aria-label": "Open chat"}),
     ("<span id=e aria-label=Tools><a href=/a><i></i></a></span>", {"role": "group", "aria-label": "Tools"}),
+    ("<span id=e tabindex=0 aria-label=Close></span>", {"role": "img", "aria-label": "Close"}),  # a dead icon
     ("<p id=e aria-labelledby=x>Some words</p><h2 id=x>Title</h2>", {}),
     # allowed there: left
     ("<a id=e href=/x aria-label='Open chat'><svg width=100></svg></a>", {"href": "/x", "aria-label": "Open chat"}),
