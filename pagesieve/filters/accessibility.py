@@ -51,7 +51,7 @@ Each part is a setting; in the order they run:
   button stays what it is natively; a plain block loses a name it may not have (its text speaks), a
   named one without text becomes ``role=img``. Reader chains widen to a page's own ``<main>``
   (``main_content``): on shops its image carousels, tab sets and pop-ups come with it.
-* ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): an ``<img>`` without ``alt`` gets ``alt=""``
+* ``image_alt`` — WCAG 1.1.1 (axe ``image-alt``): a blank ``alt=" "`` becomes ``alt=""``; an ``<img>`` without ``alt`` gets ``alt=""``
   when decorative (``role=presentation``, ``aria-hidden``, or at most ``decorative_max_px`` wide and
   high: spacers, tracking pixels, bullets; at most that in one dimension: a rule line or border strip; a spacer's
   file name, ``SPACER_FILE``: ``spacer.gif``, ``blank.gif``, ``1x1.png`` …), else its figure's caption (also
@@ -72,10 +72,16 @@ Each part is a setting; in the order they run:
   the link text already says it), and so does one in a link named otherwise (its ``title``, another
   image's alt). ``<input type=image>`` without ``alt`` gets its ``value`` or
   ``title``, else "Submit" (what the control does); a ``<button>`` with no name (axe
-  ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit".
+  ``button-name``) gets the alternatives it hides, else, when it submits its form, "Submit"; with the
+  page's scripts gone, one that is still nameless and submits no form does nothing and leaves the tab
+  order and the accessibility tree (``tabindex=-1``, ``aria-hidden``; it still shows). A ``<summary>``
+  with no name (an icon alone; axe ``summary-name``) is named by the alternatives it hides, else the
+  first heading of its ``<details>``, else the start of the text it opens; a ``<details>`` with nothing
+  to open besides such a summary (its list went with an earlier filter) is removed.
 * ``form_labels`` — WCAG 1.3.1/4.1.2 (axe ``label``, ``select-name``, ``label-title-only``): a form
   control with no label gets the visible label next to it: a ``<label>`` without ``for`` right before
-  or after it (linked by ``for``), else its own ``title`` or ``placeholder`` (the page's name for it,
+  or after it (linked by ``for``; a ``<label for>`` that says nothing, an icon alone, labels nothing),
+  else its own ``title`` or ``placeholder`` (the page's name for it,
   made its label), else the short text right before it (at most ``label_max_chars``, as in
   "Name: [ ]"; or a row above holding only a "Keywords:" that ends in a colon), else, for a text
   box, the text of the submit button beside it ("Search").
@@ -88,6 +94,14 @@ Each part is a setting; in the order they run:
   without a role that has an ``aria-label`` but no text and nothing focusable is a labelled icon
   (axe ``aria-prohibited-attr``: a plain element cannot be named): it gets ``role=img``; ``role=heading``
   without ``aria-level`` (axe ``aria-required-attr``) gets WAI-ARIA's default level, 2, made explicit.
+  Any other named element whose role takes no name (``PROHIBITED_NAME_TAGS``: a ``<div>``, a link
+  without ``href``, a ``<p>`` …, no role) becomes a named group (``role=group``) when it is a block
+  holding text or controls, loses the name when it is a phrase with text of its own, and is a named
+  picture (``role=img``) when it holds neither (an icon link whose script is gone).
+* ``scroll_focus`` — WCAG 2.1.1 (axe ``scrollable-region-focusable``): a code block (``<pre>``) with a
+  line longer than ``SCROLL_LINE_CHARS`` or more than ``SCROLL_LINES`` lines (the text's lines, or the
+  blocks a highlighter draws them with) scrolls where the page's style lets it; it gets ``tabindex=0``
+  so the keyboard can scroll it, unless it is focusable or holds something focusable.
 * ``orphan_captions`` — a ``<figcaption>`` whose figure lost its image (to an earlier filter)
   describes nothing and is removed, so figure and caption survive filtering together. A figure
   with other text left (a poem, a quotation in ``<p>``) keeps its caption.
@@ -308,6 +322,14 @@ _STATELESS_OR_LINK = STATELESS_TAGS | {"a"}
 _NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
 
 
+#: Elements whose role (generic, paragraph, emphasis, code …) cannot be named (axe aria-prohibited-attr).
+PROHIBITED_NAME_TAGS = tuple(sorted(GENERIC_TAGS | {"p", "em", "strong", "code", "sub", "sup", "del", "ins"}))
+#: A <pre> with a line longer than this, or more lines than SCROLL_LINES, may scroll: a 60-character line
+#: of 14 px monospace is about 500 px, wider than a phone (360-414 px) or a code column beside the text.
+SCROLL_LINE_CHARS = 60
+SCROLL_LINES = 30
+
+
 @dataclass(frozen=True)
 class AccessibilitySettings:
     """Which repairs the last step makes (each is one WCAG concern; see the module doc)."""
@@ -396,6 +418,10 @@ class AccessibilitySettings:
     aria_attrs: bool = setting(True, "Drop misspelt or unknown screen-reader attributes.", group="accessibility", scope="user")
     orphan_captions: bool = setting(True, "Remove a <figcaption> whose figure has no image (or other media) left.",
                                     group="accessibility", scope="user")
+    # Sources: A code block (<pre>) scrolls sideways when its lines are longer than the page is wide; a keyboard can
+    # scroll it only when it can take focus (WCAG 2.1.1; axe scrollable-region-focusable).
+    scroll_focus: bool = setting(True, "Let the keyboard scroll code blocks: they can take focus.",
+                                 group="accessibility", scope="user")
     # Sources: Exactly one <main>, around the detected article (else the body's content minus leading banners and
     # trailing footers) (WCAG 1.3.1).
     main_landmark: bool = setting(True, "Mark exactly one main part of the page, around the article.",
@@ -490,14 +516,21 @@ class AccessibilityFilter(Filter):
             self._dead_widgets(body, ctx)
         if s.image_alt:
             self._images(body, ctx, captions)
+            self._blank_alts(body, ctx)
         if s.lists:
             self._lists(body, ctx)
         if s.link_names:
             self._link_names(body, ctx, scripts_gone)
+            self._summary_names(body, ctx)
+            if scripts_gone:
+                self._dead_buttons(body, ctx)
         if s.form_labels:
             self._form_labels(body, ctx)
         if s.aria_attrs:
             self._aria_attrs(body, ctx)
+            self._generic_names(body, ctx)
+        if s.scroll_focus:
+            self._scroll_focus(body, ctx)
         if s.orphan_captions:
             self._orphan_captions(body, ctx)
         main = self._main(body, nav, ctx) if s.main_landmark else _single_main(body)
@@ -927,7 +960,9 @@ class AccessibilityFilter(Filter):
 
     def _form_labels(self, body: HtmlElement, ctx) -> None:
         limit = self.settings.label_max_chars
-        labelled = {(lb.get("for") or "").strip() for lb in body.iter("label")} - {""}
+        # A <label for> that says nothing (an icon alone: a "+" that opens a panel) labels nothing.
+        labelled = {(lb.get("for") or "").strip() for lb in body.iter("label")
+                    if dom.text_of(lb) or _named_by_content(lb)} - {""}
         for ctl in list(body.iter("input", "select", "textarea")):
             kind = (ctl.get("type") or "text").strip().lower() if ctl.tag == "input" else ctl.tag
             if kind in UNLABELLED_INPUTS or _has_label(ctl):
@@ -1039,6 +1074,117 @@ class AccessibilityFilter(Filter):
             if bad:
                 ctx.note("aria", el, "attributes WAI-ARIA does not define dropped (WCAG 4.1.2; axe aria-valid-attr)",
                          measured={"attributes": bad})
+
+    def _summary_names(self, body: HtmlElement, ctx) -> None:
+        """A ``<summary>`` with no name (an icon alone) is the button that opens its ``<details>``; a
+        screen reader says only "disclosure triangle" (axe ``summary-name``). With nothing else in the
+        details (the list it opened went with an earlier filter) it opens on nothing and goes, else it is
+        named by the alternatives it hides, else by the details' first heading or the start of its text."""
+        limit = self.settings.link_name_max_chars
+        for summary in list(body.iter("summary")):
+            details = summary.getparent()
+            if details is None or details.tag != "details" or details[0] is not summary:
+                continue  # only a details' first summary is its button
+            if dom.text_of(summary) or _has_name(summary) or _named_by_content(summary):
+                continue
+            rest = [c for c in details if c is not summary and isinstance(c.tag, str)]
+            if not dom.text_of(details) and not any(_spoken(c) for c in rest):
+                ctx.remove(details, "a <details> with nothing to open besides its unnamed <summary> (WCAG 4.1.2; "
+                           "axe summary-name)", guarded=False)
+                continue
+            hidden = _hidden_alternatives(summary)
+            heading = next((h for c in rest for h in c.iter(*HEADINGS) if dom.text_of(h)), None)
+            if hidden:
+                name, source = " ".join(hidden), "the text alternatives inside it"
+            elif heading is not None:
+                name, source = dom.text_of(heading), "the first heading it opens"
+            elif dom.text_of(details):
+                name, source = _blocks_text(details), "the start of the text it opens"
+            else:
+                name, source = " ".join(_hidden_alternatives(details)), "the text alternatives of what it opens"
+            name = _shorten(name, limit)
+            if not name:
+                ctx.note("summary name", summary, "<summary> without a name and nothing to name it by; left")
+                continue
+            summary.set("aria-label", name)
+            ctx.note("summary name", summary, f"<summary> without a name named by {source} (WCAG 4.1.2; axe "
+                     "summary-name)", measured={"name": name})
+
+    @staticmethod
+    def _dead_buttons(body: HtmlElement, ctx) -> None:
+        """With the page's scripts gone, a ``<button>`` that neither submits nor resets a form does
+        nothing; one that nothing names (an icon, or nothing at all: a menu's backdrop) leaves the tab
+        order and the accessibility tree (``tabindex=-1``, ``aria-hidden``): a screen reader would
+        announce a nameless button that does nothing (axe ``button-name``). It still shows."""
+        for button in list(body.iter("button")):
+            if dom.text_of(button) or _has_name(button) or _named_by_content(button):
+                continue
+            kind = (button.get("type") or "submit").strip().lower()
+            if kind in ("submit", "reset") and (button.get("form") or next(button.iterancestors("form"), None) is not None):
+                continue  # it submits or resets its form without a script
+            if any((a.get("aria-hidden") or "").strip().lower() == "true" for a in button.iterancestors()):
+                continue
+            button.set("aria-hidden", "true")
+            button.set("tabindex", "-1")
+            ctx.note("button name", button, "button without a name that does nothing with the page's scripts gone "
+                     "(no form to submit): hidden from screen readers and the tab order (WCAG 4.1.2; axe button-name)",
+                     measured={"type": kind})
+
+    @staticmethod
+    def _generic_names(body: HtmlElement, ctx) -> None:
+        """A name (``aria-label``, ``aria-labelledby``) on an element without a role whose role is generic
+        or a paragraph is not allowed (axe ``aria-prohibited-attr``) and is ignored by assistive technology.
+        A block holding text or controls becomes a named group (``role=group``: the page's name for it
+        stays); a phrase holding text loses the name (its text speaks); one holding neither is a named
+        picture (``role=img``: an icon link whose script is gone)."""
+        for el in list(body.iter(*PROHIBITED_NAME_TAGS)):
+            labels = [a for a in ("aria-label", "aria-labelledby") if el.get(a) is not None]
+            if not labels or (el.get("role") or "").strip() or el.tag == "a" and el.get("href") is not None:
+                continue
+            text, controls = dom.text_of(el), [c for c in FOCUSABLE(el) if c is not el]  # controls it holds
+            if el.tag in ("div", "center") and (text or controls) or controls and not text:
+                el.set("role", "group")
+                what = "a group (role=group) with the page's name for it"
+            elif text:
+                for a in labels:
+                    del el.attrib[a]
+                what = "its name dropped: its text speaks"
+            else:
+                el.set("role", "img")
+                what = "a named picture (role=img): it holds no text"
+            ctx.note("aria", el, f"a <{el.tag}> cannot be named: {what} (WCAG 4.1.2; axe aria-prohibited-attr)",
+                     measured={"label": (el.get("aria-label") or "")[:60], "now": el.get("role") or el.tag})
+
+    @staticmethod
+    def _scroll_focus(body: HtmlElement, ctx) -> None:
+        """A code block (``<pre>``: its lines do not wrap) with a line longer than ``SCROLL_LINE_CHARS`` or
+        more than ``SCROLL_LINES`` lines scrolls where the page's style lets it; a keyboard can scroll it only
+        when it can take focus (axe ``scrollable-region-focusable``): it gets ``tabindex=0`` unless it is
+        focusable or holds something focusable."""
+        for pre in body.iter("pre"):
+            if pre.get("tabindex") is not None or FOCUSABLE(pre):
+                continue
+            text = "".join(pre.itertext())
+            # lines are the text's, or, when blocks draw them (a highlighter's <div> a line), the blocks'
+            blocks = [el for el in pre.iter("div", "p") if el.find(".//div") is None and el.find(".//p") is None]
+            lines = ["".join(el.itertext()) for el in blocks] if blocks else text.split("\n")
+            if not text.strip() or (max(len(line) for line in lines) <= SCROLL_LINE_CHARS and len(lines) <= SCROLL_LINES):
+                continue
+            pre.set("tabindex", "0")
+            ctx.note("scroll", pre, "code block that may scroll can take focus, so the keyboard can scroll it "
+                     "(WCAG 2.1.1; axe scrollable-region-focusable)",
+                     measured={"longest_line": max(len(line) for line in lines), "lines": len(lines)},
+                     threshold={"chars": SCROLL_LINE_CHARS, "lines": SCROLL_LINES})
+
+    @staticmethod
+    def _blank_alts(body: HtmlElement, ctx) -> None:
+        """``alt=" "`` (blank, not empty) means "decoration" but some screen readers read the file name
+        then (axe ``image-alt``): it becomes ``alt=""``."""
+        for img in body.iter("img"):
+            alt = img.get("alt")
+            if alt and not alt.strip():
+                img.set("alt", "")
+                ctx.note("alt", img, "blank alt made empty: decoration (WCAG 1.1.1; axe image-alt)")
 
     @staticmethod
     def _orphan_captions(body: HtmlElement, ctx) -> None:
@@ -1413,9 +1559,39 @@ def _text_before(ctl: HtmlElement, limit: int) -> str:
 
 
 def _text_after(ctl: HtmlElement, limit: int) -> str:
-    """The short text right after a check box or radio button ("[x] Send me the newsletter")."""
+    """The short text right after a check box or radio button ("[x] Send me the newsletter"): its tail,
+    else the next element when nothing comes between and it holds text and no control ("[x]
+    <div>Discovery</div>")."""
     text = _WS.sub(" ", ctl.tail or "").strip()
+    nxt = ctl.getnext()
+    if not text and nxt is not None and isinstance(nxt.tag, str) and dom.text_len(nxt) <= limit and not CONTROL_OR_SELF(nxt):
+        text = _blocks_text(nxt)
     return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
+
+
+#: Elements a browser draws on a line of their own: their text is a word apart from the text around it.
+_BLOCK_TAGS = frozenset("address article aside blockquote dd div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "
+                        "header hr li main nav ol p pre section table td th tr ul br label".split())
+
+
+def _blocks_text(el: HtmlElement) -> str:
+    """The text of ``el`` as it reads: like :func:`dom.text_of`, but blocks stay words apart
+    ("<p>1</p><p>Discovery</p>": "1 Discovery", not "1Discovery")."""
+    parts: list[str] = []
+
+    def walk(node: HtmlElement) -> None:
+        tag = node.tag
+        if isinstance(tag, str) and tag not in ("script", "style", "template"):
+            gap = " " if tag in _BLOCK_TAGS else ""
+            parts.append(gap + (node.text or ""))
+            for child in node:
+                walk(child)
+            parts.append(gap)
+        if node is not el:
+            parts.append(node.tail or "")
+
+    walk(el)
+    return _WS.sub(" ", "".join(parts)).strip()
 
 
 def _button_beside(ctl: HtmlElement) -> str:

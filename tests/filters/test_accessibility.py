@@ -506,7 +506,7 @@ EVERYTHING = (
     "<ul><li>a</li><div id=stray>b</div></ul><p><a id=icon href='https://twitter.com/x'><i></i></a></p>"
     "<form>Name: <input id=field name=n aria-labeledby=x></form>"
     "<div id=hidden aria-hidden=true><a href=/x>More</a></div><div id=widget role=button tabindex=0>Play</div>"
-    "</div></body></html>")
+    "<pre id=code>" + "print(1)  # " * 10 + "</pre></div></body></html>")
 
 def head_css(page):
     return "".join(st.text or "" for st in page.root.findall("head/style"))
@@ -534,6 +534,7 @@ REPAIRS = {
     "content_first": lambda p: p.root.find(f".//div[@class='{LATER_CLASS}']") is not None,
     "dead_widgets": lambda p: by_id(p, "widget").get("role") is None,
     "link_underline": lambda p: LINK_STYLE in head_css(p),
+    "scroll_focus": lambda p: by_id(p, "code").get("tabindex") == "0",
 }
 
 
@@ -737,6 +738,12 @@ def test_image_in_a_link_with_text_is_decorative_and_image_button_gets_alt():
     ("<input id=f type=hidden>", None),
     ("<p>" + "a long sentence of running text " * 3 + "</p><input id=f>", None),  # content, not a label
     ("<input id=g> <label>For the next</label><input id=f>", ("for", None)),
+    # a check box whose <label for> is an icon alone (a "+" that opens a panel): the text right after it
+    ("<input id=f type=checkbox><div><p>1</p><p>Discovery</p><label for=f><svg width=14></svg></label></div>",
+     ("aria-label", "1 Discovery")),
+    ("<input id=f type=checkbox><div><p>Discovery</p><label for=f><img src=plus.png alt=Open></label></div>",
+     None),  # the label says something: it labels
+    ("<input id=f type=checkbox><div>See <a href=/terms>the terms</a></div>", None),  # a link is no label
 ])
 def test_form_labels(fragment, how):
     page, state = a11y(main_of(f"<form>{fragment}</form>"))
@@ -819,7 +826,101 @@ def test_labelled_icon_span_becomes_an_image():
                        "<i aria-hidden=true></i></span></a><div id=d aria-label=Comments><p>Some text</p></div>"
                        "</body></html>")
     assert by_id(page, "s").get("role") == "img"
-    assert by_id(page, "d").get("role") is None  # text of its own: left
+    assert by_id(page, "d").get("role") == "group"  # a named block of text: a group keeps its name
+
+
+@pytest.mark.parametrize("fragment, expected", [
+    # a name on an element whose role cannot take one (axe aria-prohibited-attr)
+    ("<div id=e tabindex=-1 aria-label='Filter results'><ul><li>Pickup</li></ul></div>",
+     {"role": "group", "aria-label": "Filter results"}),
+    ("<span id=e aria-label='Price in euros'>12 EUR</span>", {}),  # its text speaks
+    ("<a id=e aria-label='Open chat'><svg width=100><path d='M1 1'/></svg></a>",
+     {"role": "img", "aria-label": "Open chat"}),
+    ("<span id=e aria-label=Tools><a href=/a><i></i></a></span>", {"role": "group", "aria-label": "Tools"}),
+    ("<span id=e tabindex=0 aria-label=Close></span>", {"role": "img", "aria-label": "Close"}),  # a dead icon
+    ("<p id=e aria-labelledby=x>Some words</p><h2 id=x>Title</h2>", {}),
+    # allowed there: left
+    ("<a id=e href=/x aria-label='Open chat'><svg width=100></svg></a>", {"href": "/x", "aria-label": "Open chat"}),
+    ("<div id=e role=region aria-label=Filters>Pickup</div>", {"role": "region", "aria-label": "Filters"}),
+    ("<nav id=e aria-label=Sections><a href=/a>A</a></nav>", {"aria-label": "Sections"}),
+])
+def test_names_where_the_role_takes_none(fragment, expected):
+    page, state = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p>{fragment}</main></body></html>")
+    assert {k: v for k, v in by_id(page, "e").attrib.items() if k not in ("id", "tabindex")} == expected
+    assert bool(actions(state, "aria")) == (expected.get("role") not in ("region", None) or "href" not in expected
+                                            and "role" not in expected and fragment.startswith(("<span", "<p")))
+    page, _ = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p>{fragment}</main></body></html>", aria_attrs=False)
+    assert by_id(page, "e").get("role") == (expected.get("role") if "role=region" in fragment else None)
+
+
+@pytest.mark.parametrize("details, expected", [
+    # an icon alone in <summary> (axe summary-name): the details goes when it opens on nothing …
+    ("<details id=d><summary id=s><svg width=20><path d='M1 1'/></svg></summary></details>", None),
+    ("<details id=d><summary id=s><svg width=20></svg></summary><ul><li></li></ul></details>", None),
+    # … else the summary is named by what it hides, the first heading it opens, the start of its text
+    ("<details id=d><summary id=s><img src=m.png alt='' title=Menu></summary><p>Home News</p></details>", "Menu"),
+    ("<details id=d><summary id=s><svg></svg></summary><h3>Sections</h3><ul><li>Home</li></ul></details>",
+     "Sections"),
+    ("<details id=d><summary id=s><svg></svg></summary><ul><li>Home</li><li>News</li></ul></details>", "Home News"),
+    ("<details id=d><summary id=s><svg></svg></summary><img src=map.png alt='The route'></details>", "The route"),
+    # named already: left
+    ("<details id=d><summary id=s>More</summary><p>Text</p></details>", ""),
+    ("<details id=d><summary id=s><svg><title>Menu</title></svg></summary><p>Text</p></details>", ""),
+])
+def test_summary_names(details, expected):
+    page, state = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p>{details}</main></body></html>")
+    if expected is None:
+        assert by_id(page, "d") is None and by_id(page, "s") is None and STORY[:40] in dom.text_of(page.root)
+    else:
+        assert (by_id(page, "s").get("aria-label") or "") == expected
+    page, _ = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p>{details}</main></body></html>", link_names=False)
+    assert by_id(page, "d") is not None and by_id(page, "s").get("aria-label") is None
+
+
+@pytest.mark.parametrize("fragment, hidden", [
+    # with the page's scripts gone, a nameless button with no form to submit does nothing (axe button-name)
+    ("<button id=e class=backdrop aria-controls=nav></button>", True),
+    ("<h4><button id=e type=button><svg width=16><path d='M1 1'/></svg></button>id</h4>", True),
+    ("<div><button id=e></button></div>", True),
+    # it works without script, or it has a name: left
+    ("<form action=/s><input name=q aria-label=Search><button id=e><svg></svg></button></form>", False),
+    ("<button id=e type=button>Close</button>", False),
+    ("<button id=e type=button title=Close><svg></svg></button>", False),
+    ("<button id=e type=button><img src=x.png alt=Close></button>", False),
+])
+def test_dead_nameless_buttons_leave_the_tab_order(fragment, hidden):
+    page, state = scripted(fragment)
+    button = by_id(page, "e")
+    assert (button.get("aria-hidden"), button.get("tabindex")) == (("true", "-1") if hidden else (None, None))
+    page, _ = scripted(fragment, scripts_gone=False)  # its script runs: the button works
+    assert by_id(page, "e").get("aria-hidden") is None
+
+
+@pytest.mark.parametrize("pre, focusable", [
+    ("<pre id=e>" + "x" * 61 + "</pre>", True),  # a line wider than a phone: it scrolls sideways
+    ("<pre id=e>" + "x" * 60 + "</pre>", False),
+    ("<pre id=e>" + "line\n" * 31 + "</pre>", True),  # a block styled to a height scrolls down
+    # lines drawn by blocks (a highlighter's <div> a line), no newline: the blocks are the lines
+    ("<pre id=e><code>" + "<div><span>  \"id\":</span> <span>\"ch_3MmlLrLkdIwHu7ix0\",</span></div>" * 31
+     + "</code></pre>", True),
+    ("<pre id=e><code>" + "<div><span>  \"id\":</span> <span>\"ch_3MmlLrLkdIwHu7ix0\",</span></div>" * 3
+     + "</code></pre>", False),
+    ("<pre id=e>short\nlines</pre>", False),
+    ("<pre id=e>" + "x" * 81 + "<a href=/x>link</a></pre>", False),  # the link takes focus and scrolls it
+    ("<pre id=e tabindex=-1>" + "x" * 81 + "</pre>", False),  # the page's own choice
+])
+def test_scroll_focus(pre, focusable):
+    page, state = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p>{pre}</main></body></html>")
+    assert (by_id(page, "e").get("tabindex") == "0") is focusable
+    page, _ = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p>{pre}</main></body></html>", scroll_focus=False)
+    assert by_id(page, "e").get("tabindex") != "0"
+
+
+@pytest.mark.parametrize("alt, expected", [(" ", ""), ("\u00a0 ", ""), ("", ""), ("River", "River")])
+def test_blank_alt_becomes_empty(alt, expected):
+    page, state = a11y(f"<html><body><main><h1>t</h1><p>{STORY}</p><img id=i src=a.png width=400 alt='{alt}'>"
+                       "</main></body></html>")
+    assert by_id(page, "i").get("alt") == expected
 
 
 def test_text_output_reads_in_the_same_order():
