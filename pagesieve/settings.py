@@ -35,6 +35,11 @@ GROUPS = ("ignore", "advanced", "accessibility", "output", "proxy", "users")
 DEFAULT_CAPS = {OPERATOR: (10_000, 4096), PRESET: (1000, 1000), USER: (50, 200)}
 
 
+#: The most text a list setting's field may hold before it is read at all (a pasted book is refused in
+#: one line; a list of too many entries within this is read and refused by its count).
+LIST_TEXT_CHARS = 200_000
+
+
 def setting(default: Any, doc: str, *, minimum: float | None = None,
             maximum: float | None = None, choices: tuple | None = None, group: str | None = None,
             pattern: tuple[str, str] | None = None, scope: str = OPERATOR,
@@ -250,7 +255,8 @@ def from_text(key: str, raw: str | None, tp: Any, meta: Mapping[str, Any]) -> An
     limit = meta.get("max_chars") or DEFAULT_CAPS[OPERATOR][1]
     origin = typing.get_origin(tp)
     if origin is tuple:
-        limit = (limit + 1) * (meta.get("max_items") or DEFAULT_CAPS[OPERATOR][0])
+        # a list is read (cheap) and then refused by what is wrong with it: too many entries, one too long
+        limit = max((limit + 1) * (meta.get("max_items") or DEFAULT_CAPS[OPERATOR][0]), LIST_TEXT_CHARS)
     if len(text) > max(limit, 100):  # before any parsing: a pasted book is refused in one line
         raise ConfigError(f"{key}: {len(text)} characters; at most {limit} are allowed")
     if origin in (typing.Union, types.UnionType):

@@ -22,8 +22,11 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlencode
 
 import brotli
+import httpx
+import lxml.html
 import pytest
 import yaml
 import zstandard
@@ -273,6 +276,66 @@ def write_config(path: Path, state_dir: Path, **proxy) -> Path:
         data["users"]["htpasswd"] = str(state_dir / "htpasswd")
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
+
+
+#: The settings page, through the proxy; two users with their passwords.
+SETTINGS = "http://pagesieve.settings/"
+USERS = {"alice": "alice-secret-1", "bob": "bob-secret-22"}
+
+
+def browser_form(page_html: str) -> list[tuple[str, str]]:
+    """What a browser submits for the page's form as it is: inputs, text areas, checked boxes, selected options."""
+    form = lxml.html.document_fromstring(page_html).forms[0]
+    out = []
+    for el in form.inputs:
+        if el.name is None:
+            continue
+        if el.tag == "select":
+            chosen = [o for o in el.iter("option") if o.get("selected") is not None]
+            opt = chosen[0] if chosen else next(el.iter("option"))
+            out.append((el.name, opt.get("value", opt.text_content())))
+        elif el.get("type") in ("checkbox", "radio"):
+            if el.checked:
+                out.append((el.name, el.get("value") or "on"))
+        elif el.tag == "textarea":
+            out.append((el.name, el.value or ""))
+        else:
+            out.append((el.name, el.get("value") or ""))
+    return out
+
+
+def post(client: httpx.Client, fields: list[tuple[str, str]], headers: dict | None = None) -> httpx.Response:
+    """Post ``fields`` as a browser posts a form (urlencoded, in order, repeated names kept)."""
+    return client.post(SETTINGS, content=urlencode(fields).encode(),
+                       headers={"Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
+
+
+def changed(fields: list[tuple[str, str]], *, drop: tuple[str, ...] = (), **values: str) -> list[tuple[str, str]]:
+    out = [(k, v) for k, v in fields if k not in drop and k.replace(".", "__") not in values]
+    return out + [(k.replace("__", "."), v) for k, v in values.items()]
+
+
+def client_for(proxy, user: str | None) -> httpx.Client:
+    url = proxy.url if user is None else proxy.url.replace("http://", f"http://{user}:{USERS[user]}@")
+    return httpx.Client(proxy=url, trust_env=False, timeout=30, follow_redirects=False)
+
+
+def add_user(config: Path, name: str, password: str) -> None:
+    """``pagesieve users add NAME`` with ``config``, the password on standard input."""
+    r = subprocess.run([sys.executable, "-m", "pagesieve", "users", "--config", str(config), "add", name,
+                        "--password-stdin"], input=password + "\n", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def auth_config(tmp: Path, users: dict[str, str]) -> Path:
+    """A test config (:func:`write_config`) with logins on and ``users`` (name -> password) added."""
+    config = write_config(tmp / "config.yaml", tmp)
+    data = yaml.safe_load(config.read_text())
+    data["users"]["auth"] = True
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    for name, password in users.items():
+        add_user(config, name, password)
+    return config
 
 
 def pagesieve_run(port: int, confdir: Path, config: Path, *args: str) -> list[str]:

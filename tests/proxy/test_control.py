@@ -18,22 +18,15 @@ from urllib.parse import urlencode, urljoin
 import httpx
 import lxml.html
 import pytest
-import yaml
 
 from tests.conftest import corpus_pages
-from tests.proxy.conftest import Origin, Route, start_proxy, write_config
+from tests.proxy.conftest import Origin, Route, auth_config, start_proxy
 
 pytestmark = pytest.mark.proxy
 
 USERS = {"alice": "alice-secret-1", "bob": "bob-secret-22"}
 SHOTS = Path(os.environ.get("PAGESIEVE_SHOTS", "/work/notes/shots"))
 CONFIRM_TITLE = "Show this page as sent?"
-
-
-def add_user(config: Path, name: str, password: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "pagesieve", "users", "--config", str(config), "add", name,
-                        "--password-stdin"], input=password + "\n", capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +50,7 @@ def site(routes):
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory, site):
     tmp = tmp_path_factory.mktemp("control")
-    config = write_config(tmp / "config.yaml", tmp)
-    data = yaml.safe_load(config.read_text())
-    data["users"]["auth"] = True
-    config.write_text(yaml.safe_dump(data, sort_keys=False))
-    for name, pw in USERS.items():
-        add_user(config, name, pw)
+    config = auth_config(tmp, USERS)
     p = start_proxy(tmp / "p", config=config)
     yield p
     p.stop()

@@ -20,7 +20,7 @@ import yaml
 
 from tests.proxy.adversarial import MARKER, NORMAL, gzip_bomb
 from tests.proxy.conftest import Origin, Route, html_page, peak_rss_mb, start_proxy, write_config
-from tests.proxy.test_users import add_user
+from tests.proxy.conftest import add_user
 
 pytestmark = pytest.mark.proxy
 

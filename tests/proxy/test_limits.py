@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from tests.proxy.conftest import start_proxy, write_config
-from tests.proxy.test_users import SETTINGS, USERS, add_user, browser_form, changed, client_for, post
+from tests.proxy.conftest import add_user
+from tests.proxy.conftest import SETTINGS, USERS, browser_form, changed, client_for, post
 
 pytestmark = pytest.mark.proxy
 

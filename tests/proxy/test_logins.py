@@ -22,7 +22,7 @@ import yaml
 
 from tests.proxy.adversarial import NORMAL
 from tests.proxy.conftest import Origin, Route, start_proxy, write_config
-from tests.proxy.test_users import add_user
+from tests.proxy.conftest import add_user
 
 pytestmark = pytest.mark.proxy
 

@@ -24,7 +24,7 @@ from pagesieve import config as C
 from pagesieve import settings as S
 from tests.conftest import REPO
 from tests.proxy.conftest import ARTICLE, Origin, Route, start_proxy
-from tests.proxy.test_users import SETTINGS, browser_form, changed, post
+from tests.proxy.conftest import SETTINGS, browser_form, changed, post
 
 pytestmark = pytest.mark.proxy
 

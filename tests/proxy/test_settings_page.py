@@ -22,7 +22,7 @@ from pagesieve import settings as S
 from pagesieve.filters import FILTERS
 from pagesieve.output import OutputSettings
 from tests.proxy.conftest import AD_PAGE, Origin, Route, start_proxy
-from tests.proxy.test_users import SETTINGS, browser_form, changed, post
+from tests.proxy.conftest import SETTINGS, browser_form, changed, post
 
 pytestmark = pytest.mark.proxy
 
@@ -90,10 +90,11 @@ def _field_error(page_html: str, key: str) -> tuple[str, bool]:
     ("sites.as_sent", "x" * 100_000, "100000 characters; at most 20000 are allowed"),
     ("filters.removed_links.label", "x" * 100_000, "filters.removed_links.label: 100000 characters; at most 200 "
                                                    "are allowed"),
-    ("filters.segments.cue_phrases", "x" * 100_000, "filters.segments.cue_phrases: 100000 characters; at most "
-                                                    "20000 are allowed"),
-    ("filters.segments.cue_phrases", "x" * 201, "filters.segments.cue_phrases: an item of 201 characters; at most "
-                                                "200 are allowed"),
+    ("filters.segments.cue_phrases", "x" * 100_000, "filters.segments.cue_phrases entry 1 = 'xxxxxxxxxxxxxxxxxxxx"
+                                                    "xxxxxxxxxxxxxxxxxxxx'...: 100000 characters: at most 100 are "
+                                                    "allowed"),
+    ("filters.segments.cue_phrases", "x" * 101, "filters.segments.cue_phrases entry 1 = 'xxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                                "xxxxxxxxxxxxxx'...: 101 characters: at most 100 are allowed"),
     ("filters.accessibility.skip_link_text", "x" * 100_000, "filters.accessibility.skip_link_text: 100000 "
                                                             "characters; at most 200 are allowed"),
 ])

@@ -4,81 +4,25 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-from pathlib import Path
-from urllib.parse import urlencode
 
 import httpx
 import lxml.html
 import pytest
-import yaml
 
-from tests.proxy.conftest import Origin, start_proxy, write_config
+from tests.proxy.conftest import (SETTINGS, USERS, Origin, auth_config, browser_form, changed, client_for, post,
+                                  start_proxy)
 
 pytestmark = pytest.mark.proxy
-
-SETTINGS = "http://pagesieve.settings/"
-USERS = {"alice": "alice-secret-1", "bob": "bob-secret-22"}
-
-
-def add_user(config: Path, name: str, password: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "pagesieve", "users", "--config", str(config), "add", name,
-                        "--password-stdin"], input=password + "\n", capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-
-
-def browser_form(page_html: str) -> list[tuple[str, str]]:
-    """What a browser submits for the page's form as it is: inputs, text areas, checked boxes, selected options."""
-    form = lxml.html.document_fromstring(page_html).forms[0]
-    out = []
-    for el in form.inputs:
-        if el.name is None:
-            continue
-        if el.tag == "select":
-            chosen = [o for o in el.iter("option") if o.get("selected") is not None]
-            opt = chosen[0] if chosen else next(el.iter("option"))
-            out.append((el.name, opt.get("value", opt.text_content())))
-        elif el.get("type") in ("checkbox", "radio"):
-            if el.checked:
-                out.append((el.name, el.get("value") or "on"))
-        elif el.tag == "textarea":
-            out.append((el.name, el.value or ""))
-        else:
-            out.append((el.name, el.get("value") or ""))
-    return out
-
-
-def post(client: httpx.Client, fields: list[tuple[str, str]], headers: dict | None = None) -> httpx.Response:
-    """Post ``fields`` as a browser posts a form (urlencoded, in order, repeated names kept)."""
-    return client.post(SETTINGS, content=urlencode(fields).encode(),
-                       headers={"Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
-
-
-def changed(fields: list[tuple[str, str]], *, drop: tuple[str, ...] = (), **values: str) -> list[tuple[str, str]]:
-    out = [(k, v) for k, v in fields if k not in drop and k.replace(".", "__") not in values]
-    return out + [(k.replace("__", "."), v) for k, v in values.items()]
-
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory, routes):
     tmp = tmp_path_factory.mktemp("users")
-    config = write_config(tmp / "config.yaml", tmp)
-    data = yaml.safe_load(config.read_text())
-    data["users"]["auth"] = True
-    config.write_text(yaml.safe_dump(data, sort_keys=False))
-    for name, pw in USERS.items():
-        add_user(config, name, pw)
+    config = auth_config(tmp, USERS)
     origin = Origin(routes, host="127.0.0.3")  # outside EasyList's loopback exceptions
     proxy = start_proxy(tmp / "p", config=config)
     yield tmp, config, origin, proxy
     proxy.stop()
     origin.close()
-
-
-def client_for(proxy, user: str | None) -> httpx.Client:
-    url = proxy.url if user is None else proxy.url.replace("http://", f"http://{user}:{USERS[user]}@")
-    return httpx.Client(proxy=url, trust_env=False, timeout=30, follow_redirects=False)
 
 
 def test_users_command_wrote_bcrypt_htpasswd(setup):

@@ -23,7 +23,8 @@ from pagesieve import config as C
 from pagesieve.profiles import Profile, ProfileStore
 from tests.proxy.conftest import Origin, Route, build_routes
 from tests.proxy.test_https import self_signed
-from tests.proxy.test_users import add_user, browser_form, changed, post
+from tests.proxy.conftest import add_user
+from tests.proxy.conftest import browser_form, changed, post
 from tests.scale import services as S
 
 pytestmark = [pytest.mark.proxy, pytest.mark.slow]
