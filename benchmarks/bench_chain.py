@@ -68,6 +68,7 @@ def floor_once(data: bytes) -> None:
 
 CLOCK = time.perf_counter  # --clock cpu: time.process_time
 FILTER_MS = "ms"  # --clock cpu: "cpu_ms" (Chain.run's per-filter CPU time)
+OVERRIDES: dict = {}  # --set
 EXPLAIN: bool | frozenset[str] = True  # --explain: what the chain records (Chain.process's explain)
 
 
@@ -99,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-pages", type=int, default=30, help="pages sampled for the memory ratio")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="wall time (default) or this process's CPU time (a shared, loaded machine)")
+    ap.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
+                    help="override one setting for every preset (as pagesieve eval --set), e.g. "
+                         "filters.image_captions.caption_first=false")
     ap.add_argument("--explain", choices=("all", "removals", "none"), default="all",
                     help="which entries of the explanation record the chain builds: all (default; --explain, eval), "
                          "the removals (the proxy with the page control on) or none (the proxy otherwise)")
@@ -108,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     global CLOCK, FILTER_MS
     if args.clock == "cpu":
         CLOCK, FILTER_MS = time.process_time, "cpu_ms"
-    global EXPLAIN
+    global EXPLAIN, OVERRIDES
+    OVERRIDES = C.overrides_to_tree([C.parse_override(o) for o in args.overrides])
     EXPLAIN = {"all": True, "removals": REMOVAL_ACTIONS, "none": False}[args.explain]
     if args.captions:
         return bench_captions(args)
@@ -128,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for preset in presets:
         t0 = time.perf_counter()
-        chain = C.build_chain(cfg.resolve(preset))
+        chain = C.build_chain(cfg.resolve(preset, OVERRIDES))
         chain.process(pages[0][1], url=pages[0][0].url)  # warm-up: lists, models, caches
         _freeze()
         load_ms = (time.perf_counter() - t0) * 1000
@@ -190,7 +195,7 @@ def bench_captions(args) -> int:
     pages = [(s, s.path.read_bytes()) for s in samples]
     cfg = C.load()
     for preset in args.preset or ["declutter", "reader"]:
-        chain = C.build_chain(cfg.resolve(preset))
+        chain = C.build_chain(cfg.resolve(preset, OVERRIDES))
         if not any(f.name == "image_captions" for f in chain.filters):
             print(f"== {preset}: image_captions is not in its chain")
             continue
