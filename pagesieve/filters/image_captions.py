@@ -217,10 +217,12 @@ class ImageCaptionsFilter(Filter):
         captions = [c.caption[: s.max_caption_chars] for c in candidates]
         found = nlp.mentions(self.model, captions)
         caption_vecs = [nlp.frequencies(ents, s.labels) for ents in found]
+        undecided = ""
         if s.caption_first and any(caption_vecs):
             decided = self._judge_by_text_match(candidates, found, caption_vecs, body_text, ctx)
-            if decided is not None:
+            if isinstance(decided, list):
                 return decided
+            undecided = decided
         # The article's entities decide only for a caption that names one; a caption without any is
         # kept (or removed) whatever the article holds. So the article text (the longest text, most
         # of the NER time) is analysed only when some caption names an entity, or when an image may
@@ -228,7 +230,7 @@ class ImageCaptionsFilter(Filter):
         analysed = any(caption_vecs) or not s.keep_without_entities
         article_vec = (nlp.self_resolve(nlp.frequencies(nlp.mentions(self.model, [body_text])[0], s.labels))
                        if analysed else Counter())
-        by = {"article_entities_by": "NER (the text match could not decide)"} if s.caption_first and any(caption_vecs) else {}
+        by = {"article_entities_by": f"NER ({undecided})"} if undecided else {}
         article_norm = nlp.normalise(article_vec)
         rep = nlp.normalise(nlp.representative(article_vec, s.representative_entities))
         top = nlp.top_entities(article_vec)
@@ -273,20 +275,20 @@ class ImageCaptionsFilter(Filter):
         return nlp.cosine(nlp.normalise(vec), nlp.normalise(against)), small
 
     def _judge_by_text_match(self, candidates: list[_Candidate], found: list, caption_vecs: list[Counter],
-                             body_text: str, ctx) -> list[tuple] | None:
+                             body_text: str, ctx) -> list[tuple] | str:
         """The judgement without NER over the article: the captions' entities are counted in the
         article text by string match (:func:`pagesieve.nlp.entities.match_entities`). The article's
         other entities are not known, only bounded: none (the highest score the caption can have:
         more entities only add to the article vector's length and push the caption's out of the
         representative ones) and every other capitalised name of the text (a lower score: the model
         labels fewer names than that). A caption scoring under ``min_similarity`` at the highest is
-        removed, one scoring at least that at the lowest kept. None (run NER over the article) when
-        no caption entity is found in the text at all, or a caption falls between its two scores."""
+        removed, one scoring at least that at the lowest kept. Why not (then NER runs over the article)
+        when no caption entity is found in the text at all, or a caption falls between its two scores."""
         s = self.settings
         wanted = frozenset(s.labels)
         match = nlp.match_entities(((k, label) for ents in found for k, label in ents if label in wanted), body_text)
         if not match.found:
-            return None  # the text match finds none of them: the model may (another spelling, a longer name)
+            return "no caption's name found in the text"  # the model may (another spelling, a longer name)
         lower_vec = match.found + match.others
         decisions: list[tuple[_Candidate, Counter, float | None, tuple[float, float], bool]] = []
         for cand, caption_vec in zip(candidates, caption_vecs):
@@ -299,7 +301,7 @@ class ImageCaptionsFilter(Filter):
             high, small = self._score(vec, match.found)
             low, _ = self._score(vec, lower_vec)
             if high >= s.min_similarity > low:
-                return None  # between the two: only the article's real entities can tell
+                return "a caption scored between its highest and lowest score"  # only the model can tell
             decisions.append((cand, vec, high if high < s.min_similarity else low, (low, high), small))
         out = []
         threshold = {"min_similarity": s.min_similarity}
