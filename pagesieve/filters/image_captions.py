@@ -42,7 +42,11 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   explanation gives both (``score_range``) and says ``article_entities_by`` the text match. When a
   caption falls between the two, or no caption entity is found in the text at all (the model may
   know another spelling), the article goes through NER as without ``caption_first``, and the
-  explanation says so. ``benchmarks/bench_captions.py`` measures how often the two ways decide alike.
+  explanation says so. ``benchmarks/bench_captions.py`` measures how often the two ways decide alike:
+  95.2% (l3s-gn1-dev, reader) to 100% of captioned images per corpus and preset, the text the same
+  (``pagesieve eval``: no F1 or recall moved); where they differ the string match mostly keeps a
+  product's or a listing's picture whose name the model did not label alike in caption and text.
+  The filter's CPU time on scrapinghub pages with captioned images: median 16.7 → 5.7 ms (declutter).
 
 What is removed: the image (its ``<picture>`` if it is in one); the link around it when the link
 then has no text; the whole ``<figure>`` when every image in it goes and it has no text besides its
