@@ -46,6 +46,7 @@ import lxml.html
 from pagesieve import config as C
 from pagesieve.evaluate import _percentile, load_dataset
 from pagesieve.nlp import entities
+from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS
 
 DEFAULT = Path(os.environ.get("PAGESIEVE_CORPUS") or
                Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction" / "scrapinghub")
@@ -67,6 +68,8 @@ def floor_once(data: bytes) -> None:
 
 CLOCK = time.perf_counter  # --clock cpu: time.process_time
 FILTER_MS = "ms"  # --clock cpu: "cpu_ms" (Chain.run's per-filter CPU time)
+OVERRIDES: dict = {}  # --set
+EXPLAIN: bool | frozenset[str] = True  # --explain: what the chain records (Chain.process's explain)
 
 
 def timed(fn, data: bytes, repeat: int) -> float:
@@ -97,12 +100,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-pages", type=int, default=30, help="pages sampled for the memory ratio")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="wall time (default) or this process's CPU time (a shared, loaded machine)")
+    ap.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
+                    help="override one setting for every preset (as pagesieve eval --set), e.g. "
+                         "filters.image_captions.caption_first=false")
+    ap.add_argument("--explain", choices=("all", "removals", "none"), default="all",
+                    help="which entries of the explanation record the chain builds: all (default; --explain, eval), "
+                         "the removals (the proxy with the page control on) or none (the proxy otherwise)")
     ap.add_argument("--captions", action="store_true",
                     help="only the image_captions row: its added ms per page, pages with captioned images vs without")
     args = ap.parse_args(argv)
     global CLOCK, FILTER_MS
     if args.clock == "cpu":
         CLOCK, FILTER_MS = time.process_time, "cpu_ms"
+    global EXPLAIN, OVERRIDES
+    OVERRIDES = C.overrides_to_tree([C.parse_override(o) for o in args.overrides])
+    EXPLAIN = {"all": True, "removals": REMOVAL_ACTIONS, "none": False}[args.explain]
     if args.captions:
         return bench_captions(args)
 
@@ -121,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for preset in presets:
         t0 = time.perf_counter()
-        chain = C.build_chain(cfg.resolve(preset))
+        chain = C.build_chain(cfg.resolve(preset, OVERRIDES))
         chain.process(pages[0][1], url=pages[0][0].url)  # warm-up: lists, models, caches
         _freeze()
         load_ms = (time.perf_counter() - t0) * 1000
@@ -136,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.repeat):
                 entities.CACHE.clear()  # a page the proxy has not seen: no cached entities
                 t1 = CLOCK()
-                res = chain.process(data, url=s.url)
+                res = chain.process(data, url=s.url, explain=EXPLAIN)
                 ms = (CLOCK() - t1) * 1000
                 if ms < best:
                     best, best_filters = ms, res.filters
@@ -183,7 +195,7 @@ def bench_captions(args) -> int:
     pages = [(s, s.path.read_bytes()) for s in samples]
     cfg = C.load()
     for preset in args.preset or ["declutter", "reader"]:
-        chain = C.build_chain(cfg.resolve(preset))
+        chain = C.build_chain(cfg.resolve(preset, OVERRIDES))
         if not any(f.name == "image_captions" for f in chain.filters):
             print(f"== {preset}: image_captions is not in its chain")
             continue
@@ -195,7 +207,7 @@ def bench_captions(args) -> int:
             for _ in range(args.repeat):
                 entities.CACHE.clear()
                 res = chain.process(data, url=s.url)
-                ms = next(f["ms"] for f in res.filters if f["filter"] == "image_captions")
+                ms = next(f[FILTER_MS] for f in res.filters if f["filter"] == "image_captions")
                 if ms < best:
                     best = ms
                     captioned = _judged_captions(res.record)

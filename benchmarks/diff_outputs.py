@@ -1,7 +1,7 @@
 """Did the filtered output change at all? Snapshot the chain's output on corpus pages, then diff.
 
     .venv/bin/python benchmarks/diff_outputs.py save DIR  [--per-corpus 30] [--preset P ...]
-    .venv/bin/python benchmarks/diff_outputs.py diff DIR  [same options]
+    .venv/bin/python benchmarks/diff_outputs.py diff DIR  [same options] [--explain removals|none] [--set K=V]
 
 ``save`` filters every ``k``-th page of each corpus in ``../shared/data/extraction`` (about
 ``--per-corpus`` pages from each: 150 pages for five corpora) with each preset and writes each
@@ -21,6 +21,7 @@ from pathlib import Path
 from pagesieve import config as C
 from pagesieve.evaluate import load_dataset
 from pagesieve.nlp import entities
+from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS
 
 EXTRACTION = Path(os.environ.get("PAGESIEVE_EXTRACTION") or
                   Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction")
@@ -46,18 +47,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-corpus", type=int, default=30)
     ap.add_argument("--preset", action="append")
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append", default=[],
+                    help="override one setting for every preset (as pagesieve eval --set)")
+    ap.add_argument("--explain", choices=("all", "removals", "none"), default="all",
+                    help="which entries of the explanation record the chain builds (the output must not depend on it)")
     args = ap.parse_args(argv)
     cfg = C.load()
+    explain = {"all": True, "removals": REMOVAL_ACTIONS, "none": False}[args.explain]
+    overrides = C.overrides_to_tree([C.parse_override(o) for o in args.overrides])
     out = Path(args.dir)
     todo = list(pages(args.per_corpus))
     changed_total = 0
     for preset in args.preset or ["declutter", "reader"]:
-        chain = C.build_chain(cfg.resolve(preset))
+        chain = C.build_chain(cfg.resolve(preset, overrides))
         changed = []
         for corpus, s in todo:
             entities.CACHE.clear()
             try:
-                body = chain.process(s.path.read_bytes(), url=s.url).body
+                body = chain.process(s.path.read_bytes(), url=s.url, explain=explain).body
             except Exception as err:  # noqa: BLE001 - an input the chain refuses is an output too
                 body = f"ERROR {type(err).__name__}: {err}".encode()
             path = out / preset / corpus / f"{s.id}.html"

@@ -28,7 +28,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from pagesieve import config as C
 from pagesieve.chain import Chain, ChainResult
@@ -130,14 +130,16 @@ class Filterer:
                            self.format)
 
     def process(self, html: str | bytes, *, url: str | None = None, declared_encoding: str | None = None,
-                store: Any = None, declared_html: bool = False, slot: bool = False) -> ChainResult:
+                store: Any = None, declared_html: bool = False, slot: bool = False,
+                explain: bool | Collection[str] = True) -> ChainResult:
         """As calling it, but the chain's own :class:`~pagesieve.chain.ChainResult` (bytes, for the proxy;
         ``declared_html``: the server said ``text/html``, so bytes that look binary are HTML all the same;
-        ``slot``: with the place where the proxy may insert its own content)."""
+        ``slot``: with the place where the proxy may insert its own content; ``explain``: which entries
+        its record gets, see :meth:`~pagesieve.chain.Chain.process`)."""
         if isinstance(html, str):
             html, declared_encoding = html.encode("utf-8"), "utf-8"
         return self.chain.process(html, url=url, declared_encoding=declared_encoding, store=store,
-                                  declared_html=declared_html, slot=slot)
+                                  declared_html=declared_html, slot=slot, explain=explain)
 
 
 #: Filterers kept by :func:`filter_html` (per preset, output and settings); bounded.

@@ -80,6 +80,10 @@ class RunState:
 
     root: HtmlElement
     record: list[dict[str, Any]] = field(default_factory=list)
+    #: Which entries go into ``record``: None, every one (``--explain``, eval, tests); else only those
+    #: whose action is in the set (the proxy asks for the removals its page control lists, or none).
+    #: Building an entry (the node's description and path) is a few percent of a page's time.
+    record_actions: frozenset[str] | None = None
     #: (document position, href, text) of text links that left the page.
     removed_links: list[tuple[int, str, str]] = field(default_factory=list)
     #: The document positions (as in ``removed_links``) of those that were in page furniture
@@ -196,8 +200,17 @@ class FilterContext:
         return top is self.page.root or node is self.page.root
 
     # -- explaining ------------------------------------------------------------------
+    def explaining(self, action: str) -> bool:
+        """Whether a note of ``action`` goes into the record (a filter may skip building its details)."""
+        wanted = self.state.record_actions
+        return wanted is None or action in wanted
+
     def note(self, action: str, node: HtmlElement | None = None, reason: str = "", **details: Any) -> None:
-        """Record a decision that changed nothing (or a summary) in the explanation."""
+        """Record a decision that changed nothing (or a summary) in the explanation; nothing when
+        the run records no entry of ``action`` (:attr:`RunState.record_actions`)."""
+        wanted = self.state.record_actions
+        if wanted is not None and action not in wanted:
+            return
         entry: dict[str, Any] = {"filter": self.name, "action": action}
         if node is not None:
             entry["node"] = dom.describe(node)
@@ -304,6 +317,7 @@ class FilterContext:
                 path.add(node)
                 node = node.getparent()
         removed = 0
+        explaining = self.explaining("remove")  # else no child's details are wanted
         stack = [within]
         while stack:
             node = stack.pop()
@@ -320,8 +334,9 @@ class FilterContext:
                     continue
                 if not isinstance(child.tag, str) and not comments or spare is not None and spare(child):
                     continue
-                if self.remove(child, reason, measured=measured(child) if measured else None, threshold=threshold,
-                               explain=explain(child) if callable(explain) else explain):
+                told = explaining and (explain(child) if callable(explain) else explain)
+                if self.remove(child, reason, measured=measured(child) if told and measured else None,
+                               threshold=threshold, explain=told):
                     removed += 1
             if blank_after:
                 self._blank_loose(node, False, texts)
@@ -676,10 +691,13 @@ class Chain:
         #: A filter takes a page's scripts away and asks that a page made by them be served as sent.
         self.spares_app_shells = any(getattr(f, "spares_app_shells", False) for f in filters)
 
-    def run(self, page: Page, store: Any = None) -> tuple[RunState, list[dict[str, Any]]]:
-        """Run every filter over ``page`` in place; returns the run state and per-filter stats."""
+    def run(self, page: Page, store: Any = None, explain: bool | Collection[str] = True,
+            ) -> tuple[RunState, list[dict[str, Any]]]:
+        """Run every filter over ``page`` in place; returns the run state and per-filter stats.
+        ``explain``: which entries the state's record gets: True every one, False none, or the
+        actions named (e.g. only the removals); the page comes out the same either way."""
         state = RunState(root=page.root, store=store, output_format=getattr(self.output, "format", "html"),
-                         collect_links=self.collects_links)
+                         collect_links=self.collects_links, record_actions=_record_actions(explain))
         stats = []
         for flt in self.filters:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -721,12 +739,14 @@ class Chain:
         return ctx.removed
 
     def process(self, data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
-                store: Any = None, declared_html: bool = False, slot: bool = False) -> ChainResult:
+                store: Any = None, declared_html: bool = False, slot: bool = False,
+                explain: bool | Collection[str] = True) -> ChainResult:
         """Parse, filter and render one page. Raises InputError for input that is not HTML
         (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`), and its
         NeedsScripts for a page its scripts make when the chain would remove them.
         ``slot``: also find where a caller may insert content of its own into the HTML
-        (:attr:`ChainResult.slot`)."""
+        (:attr:`ChainResult.slot`). ``explain``: which entries :attr:`ChainResult.record` gets (as
+        :meth:`run`); the proxy, which reads none but the removals, asks for those or none."""
         from pagesieve.output import TEXT_ENCODING, render  # output depends on document only
 
         t0 = time.perf_counter()
@@ -736,7 +756,7 @@ class Chain:
             if verdict.shell:
                 raise NeedsScripts(f"the page's content is made by its scripts ({verdict}): not filtered, "
                                    "its scripts would be removed (filters.ignore.app_shells=false filters it anyway)")
-        state, stats = self.run(page, store=store)
+        state, stats = self.run(page, store=store, explain=explain)
         mark = _mark_slot(page) if slot and getattr(self.output, "format", "html") == "html" else None
         try:
             body, media_type = render(page, state, self.output)
@@ -750,6 +770,17 @@ class Chain:
                            filters=stats, ms=round((time.perf_counter() - t0) * 1000, 3), preset=self.preset,
                            content_security_policy=state.content_security_policy if media_type == "text/html" else None,
                            slot=offset)
+
+
+def _record_actions(explain: bool | Collection[str]) -> frozenset[str] | None:
+    """:attr:`RunState.record_actions` for ``explain`` (True: None, every entry; False: none)."""
+    if explain is True:
+        return None
+    if explain is False:
+        return frozenset()
+    if isinstance(explain, str):
+        raise TypeError(f"explain={explain!r}: expected True, False or a collection of actions")
+    return frozenset(explain)
 
 
 def _mark_slot(page: Page) -> str:

@@ -467,3 +467,77 @@ def test_without_a_skip_link_the_slot_opens_the_body_and_text_output_has_none():
     result = Filterer(settings={"filters.accessibility.skip_link": False}).process(html, slot=True)
     assert result.body[:result.slot].endswith(b"<body>")
     assert Filterer(output="text").process(html, slot=True).slot is None
+
+
+# -- the explanation record only when asked for ------------------------------------------------
+class Noting(Filter):
+    """Notes a summary, removes the nav with a detail measured for the record only (keep_only), then fails."""
+
+    name = "noting"
+    assigns = ("removed_links",)
+
+    def __init__(self, fail=False):
+        super().__init__(None)
+        self.fail, self.measured = fail, 0
+
+    def measure(self, node):
+        self.measured += 1
+        return {"tag": node.tag}
+
+    def apply(self, page, ctx):
+        ctx.note("summary", reason="looked")
+        body = page.root.find("body")
+        ctx.keep_only(body, [body.find("div[@id='art']")], reason="not the article", measured=self.measure)
+        if self.fail:
+            raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("explain, actions", [
+    (True, ["summary", "remove"]),
+    (False, []),
+    (frozenset({"remove", "error"}), ["remove"]),
+    (frozenset({"summary"}), ["summary"]),
+])
+def test_the_record_holds_what_was_asked_for_and_the_page_is_the_same(explain, actions):
+    flt = Noting()
+    result = Chain([flt], OutputSettings(), SafetySettings()).process(PAGE, explain=explain)
+    assert [e["action"] for e in result.record] == actions
+    assert result.body == Chain([Noting()], OutputSettings(), SafetySettings()).process(PAGE).body
+    assert b"href='/a'" not in result.body and b"href=\"/a\"" not in result.body and b"tail text" in result.body
+    assert result.filters[0]["removed"] == 1
+    assert flt.measured == (1 if "remove" in actions else 0)  # details only for an entry that is kept
+
+
+def test_a_failure_is_in_the_stats_whatever_the_record_holds():
+    page = parse(PAGE)
+    state, stats = Chain([Noting(fail=True)], OutputSettings(), SafetySettings()).run(page, explain=False)
+    assert stats[0]["status"] == "error" and state.record == []
+    assert page.root.find(".//div[@id='nav']") is not None  # undone all the same
+    state, _ = Chain([Noting(fail=True)], OutputSettings(), SafetySettings()).run(parse(PAGE), explain={"error"})
+    assert [e["action"] for e in state.record] == ["error"]
+
+
+def test_explain_must_be_a_flag_or_actions():
+    with pytest.raises(TypeError, match="expected True, False or a collection of actions"):
+        Chain([Noting()], OutputSettings(), SafetySettings()).process(PAGE, explain="remove")
+
+
+@pytest.mark.parametrize("control", [True, False])
+def test_the_proxy_records_the_removals_only_for_the_page_control(control):
+    from pagesieve import config as C
+    from pagesieve.proxy_addons.worker import Job, filter_page
+
+    html = (b"<html><body><div id=nav><ul>" + b"".join(b"<li><a href='/%d'>Section %d</a></li>" % (i, i)
+                                                       for i in range(12))
+            + b"</ul></div><div id=art><p>" + b"Some words of the story. " * 60 + b"</p></div></body></html>")
+    job = Job(spec_key=f"declutter-{control}", spec=C.load().resolve("declutter"), body=html,
+              url="http://example.org/", charset=None, host=None, timeout=30.0, explain=control)
+    outcome = filter_page(job)
+    assert outcome.reason is None or outcome.reason == "", outcome
+    assert b"Section 3" not in outcome.body.split(b"<nav")[0]
+    if control:
+        assert outcome.removals and all(r["action"] in ("remove", "replace", "error", "revert")
+                                        for r in outcome.removals)
+        assert any(r["filter"] == "link_lists" for r in outcome.removals)
+    else:
+        assert outcome.removals == ()

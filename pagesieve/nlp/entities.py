@@ -359,3 +359,131 @@ def representative(vector: Mapping[str, float], top: int) -> dict[str, float]:
 def top_entities(vector: Mapping[str, float], n: int = 8) -> dict[str, float]:
     """The ``n`` most frequent entries, rounded, for explanations."""
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in representative(vector, n).items()}
+
+
+# -- finding known entities in a text without the model ----------------------------------------
+#: Words between capitalised words that a name keeps ("Bank of England", "Charles de Gaulle").
+NAME_CONNECTORS = frozenset({"of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den",
+                             "bin", "al"})
+#: Capitalised words that are not names of people, places or organisations (spaCy labels them DATE).
+NOT_NAMES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+                       "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                       "november", "december"})
+#: Last words of a person's name that are not a surname ("Martin Luther King Jr").
+NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+#: A surname shorter than this is not looked for alone (initials, "Li" matching inside other names).
+MIN_SURNAME_CHARS = 3
+_TOKEN = re.compile(r"\w+(?:['’]\w+)*")
+_NAME_BREAK = re.compile(r"[.!?;:,()\[\]\"“”|/\n]")
+
+
+@dataclass(frozen=True)
+class TextMatch:
+    """Known entities counted in a text by string match (:func:`match_entities`)."""
+
+    #: Entity key → the key it is counted under (short forms under the longer one, as :func:`self_resolve`).
+    canonical: dict[str, str]
+    #: Canonical key → mentions found in the text.
+    found: Counter
+    #: Other capitalised names of the text (not the known entities) → mentions: a stand-in for the
+    #: entities the model would find there besides the known ones (it counts more, never fewer, names).
+    others: Counter
+
+
+def longer_forms(keys: Iterable[str]) -> dict[str, str]:
+    """Each key → the one longer key of ``keys`` that ends with it word by word ("merkel" →
+    "angela merkel"), else itself (the rule of :func:`self_resolve`)."""
+    keys = list(dict.fromkeys(keys))
+    out = {}
+    for key in keys:
+        words = key.split()
+        longer = [t for t in keys if len(t.split()) > len(words) and t.split()[-len(words):] == words]
+        out[key] = longer[0] if len(longer) == 1 else key
+    return out
+
+
+def _form_pattern(key: str) -> str:
+    """A regular expression for ``key`` in running text: its words in any case, any run of
+    non-word characters between them (whitespace and punctuation normalised: "coca cola" finds
+    "Coca-Cola", "u s" finds "U.S.")."""
+    return r"\W+".join(re.escape(w) for w in _NON_WORD.split(key) if w)
+
+
+_NON_WORD = re.compile(r"\W+")
+
+
+def match_entities(entities: Iterable[tuple[str, str]], text: str) -> TextMatch:
+    """Count the entities ``(key, label)`` (keys as :func:`entity_key` makes them) in ``text`` by
+    string match, without the model: case-insensitive, whitespace and punctuation between words
+    ignored, a possessive "'s" left out (keys have none), a leading "the" optional (keys have none);
+    a PERSON named by two or more words is also found by its last name alone ("Merkel said"), when
+    that surname is no other entity's. An all-lowercase occurrence of a name that has capitals in
+    no form ("bush", "apple") is a common word, not counted. Overlapping forms count once (the
+    longest wins). ``others`` counts the remaining runs of capitalised words (names joined by
+    :data:`NAME_CONNECTORS`; a single word the text also writes in lower case, a weekday or a month
+    left out): the text's other names, as far as capitals tell."""
+    pairs = list(dict.fromkeys((k, label) for k, label in entities if k))
+    canonical = longer_forms(k for k, _ in pairs)
+    forms: dict[str, str] = {}  # lower-case form → canonical key
+    surnames: dict[str, set[str]] = {}
+    for key, label in pairs:
+        forms.setdefault(key, canonical[key])
+        words = key.split()
+        if label == "PERSON" and len(words) > 1:
+            last = words[-1]
+            if len(last) >= MIN_SURNAME_CHARS and last not in NAME_SUFFIXES:
+                surnames.setdefault(last, set()).add(canonical[key])
+    for last, owners in surnames.items():
+        if len(owners) == 1 and last not in forms:
+            forms[last] = next(iter(owners))
+    found: Counter = Counter()
+    covered: list[tuple[int, int]] = []
+    if forms:
+        ordered = sorted(forms, key=len, reverse=True)
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(f"({_form_pattern(f)})" for f in ordered) + r")(?!\w)",
+                             re.IGNORECASE)
+        for m in pattern.finditer(text):
+            if m.group().islower():
+                continue  # a common word written in lower case
+            found[forms[ordered[m.lastindex - 1]]] += 1  # type: ignore[operator]  # a group matched
+            covered.append(m.span())
+    return TextMatch(canonical=canonical, found=found, others=self_resolve(_capitalised_names(text, covered)))
+
+
+def _capitalised_names(text: str, covered: list[tuple[int, int]]) -> Counter:
+    """Runs of capitalised words in ``text`` that overlap none of the ``covered`` spans, as keys."""
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    lower = {t for _, _, t in tokens if t.islower()}
+    spans = iter(sorted(covered))
+    span = next(spans, None)
+    names: Counter = Counter()
+    run: list[str] = []
+    run_covered = False
+    prev_end = 0
+
+    def close() -> None:
+        while run and run[-1].casefold() in NAME_CONNECTORS:
+            run.pop()
+        if run and not run_covered:
+            key = entity_key(" ".join(run))
+            if key and (len(run) > 1 or (key not in lower and key not in NOT_NAMES and len(key) > 1)):
+                names[key] += 1
+
+    for start, end, word in tokens:
+        while span is not None and span[1] <= start:
+            span = next(spans, None)
+        in_span = span is not None and span[0] < end
+        capital = word[0].isupper()
+        joins = run and not _NAME_BREAK.search(text, prev_end, start)
+        if capital or in_span or (joins and word.casefold() in NAME_CONNECTORS):
+            if not joins:
+                close()
+                run, run_covered = [], False
+            run.append(word)
+            run_covered = run_covered or in_span
+        else:
+            close()
+            run, run_covered = [], False
+        prev_end = end
+    close()
+    return names

@@ -58,6 +58,7 @@ class Job:
     #: The response said text/html (bytes that look binary are then HTML all the same, as a browser reads them).
     declared_html: bool = False
     #: Also answer where the proxy may insert its own content and what was removed (the page control).
+    #: Without it the chain records no explanation at all (nothing reads it).
     explain: bool = False
 
 
@@ -265,7 +266,8 @@ def filter_page(job: Job) -> Outcome:
             return Outcome(reason="need-spec")
         store = _SITES.site(job.host) if _SITES is not None and job.host else None
         result = chain.process(job.body, url=job.url, declared_encoding=job.charset, store=store,
-                               declared_html=job.declared_html, slot=job.explain)
+                               declared_html=job.declared_html, slot=job.explain,
+                               explain=REMOVAL_ACTIONS if job.explain else False)
     except _Interrupted:
         return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")
     except InputError as err:

@@ -83,17 +83,24 @@ def test_related_photo_kept_unrelated_ad_and_uncaptioned_image_removed():
     ("Toyota and Honda dealers in Ohio cut prices on the Corolla and Civic.", False),  # 0.0
 ])
 def test_threshold_both_sides(caption, kept_at_default):
-    page, state, _ = run(page_with(caption))
+    page, state, _ = run(page_with(caption), caption_first=False)  # NER over the article: the exact score
     entry = decisions(state).get("a#shop") or decisions(state)["img#shoes"]
     score = entry["measured"]["score"]
     assert (by_id(page, "shoes") is not None) is kept_at_default
     assert (score >= 0.2) is kept_at_default
     # the same page with the threshold just above / below the measured score flips the decision
-    page, _, _ = run(page_with(caption), min_similarity=min(1.0, score + 0.01))
+    page, _, _ = run(page_with(caption), min_similarity=min(1.0, score + 0.01), caption_first=False)
     assert by_id(page, "shoes") is None
     if score > 0:
-        page, _, _ = run(page_with(caption), min_similarity=score - 0.01)
+        page, _, _ = run(page_with(caption), min_similarity=score - 0.01, caption_first=False)
         assert by_id(page, "shoes") is not None
+    # the captions' names found in the text decide the same, within the scores they bound
+    page, state, _ = run(page_with(caption))
+    assert (by_id(page, "shoes") is not None) is kept_at_default
+    entry = decisions(state).get("a#shop") or decisions(state)["img#shoes"]
+    if "score_range" in entry["measured"]:
+        low, high = entry["measured"]["score_range"]
+        assert low <= entry["measured"]["score"] <= high and (low >= 0.2 or high < 0.2)
 
 
 def test_keep_uncaptioned_setting():
@@ -162,7 +169,7 @@ def test_ner_runs_on_the_captions_then_the_article_and_not_without_captioned_ima
         return real(model, texts, **kw)
 
     monkeypatch.setattr(nlp, "mentions", counting)
-    run(page_with())
+    run(page_with(), caption_first=False)
     assert [len(c) for c in calls] == [2, 1]  # the two captions, then (a caption names someone) the article
     article_text = calls[1][0]
     assert "Nike" not in article_text and "Chancellery in Berlin." not in article_text  # captions left out
@@ -177,7 +184,7 @@ def test_article_text_is_a_bounded_prefix(monkeypatch):
     calls = []
     real = nlp.mentions
     monkeypatch.setattr(nlp, "mentions", lambda m, t, **kw: calls.append(t) or real(m, t, **kw))
-    _, state, _ = run(page_with(), max_article_chars=120)
+    _, state, _ = run(page_with(), max_article_chars=120, caption_first=False)
     assert len(calls[1][0]) == 120  # calls[0]: the captions
     photo = decisions(state)["img#photo-img"]
     assert "brussels" not in photo["measured"]["article_entities"]  # named only after the first 120 characters
@@ -214,6 +221,55 @@ def test_article_text_is_not_analysed_when_no_caption_names_anyone(monkeypatch):
     assert any("Angela Merkel welcomed" in t for t in piped)
     assert by_id(page, "photo-img") is None and by_id(page, "shoes") is None
     assert "merkel" in " ".join(decisions(state)["a#shop"]["measured"]["article_entities"])
+
+
+def _piped(monkeypatch) -> list[str]:
+    """The texts that go through the model from now on (entity cache cleared)."""
+    model = nlp.load_ner("en_core_web_sm")
+    piped: list[str] = []
+    real = model.nlp.pipe
+
+    def pipe(texts, **kw):
+        texts = list(texts)
+        piped.extend(texts)
+        return real(texts, **kw)
+
+    monkeypatch.setattr(model.nlp, "pipe", pipe)
+    nlp.CACHE.clear()
+    return piped
+
+
+def test_captions_first_their_names_found_in_the_article_without_the_model(monkeypatch):
+    piped = _piped(monkeypatch)
+    page, state, _ = run(page_with())
+    assert sorted(piped) == sorted([BRANDS, "Angela Merkel and Emmanuel Macron at the Chancellery in Berlin."])
+    d = decisions(state)
+    assert by_id(page, "photo-img") is not None and by_id(page, "shoes") is None  # as with NER over the article
+    photo = d["img#photo-img"]["measured"]
+    assert photo["article_entities_by"].startswith("the captions' names found in the text")
+    low, high = photo["score_range"]
+    assert 0.2 <= low == photo["score"] <= high
+    assert photo["article_entities"]["angela merkel"] == 5  # "Merkel" alone counts for her, as with NER
+    assert d["a#shop"]["measured"]["score_range"] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("ad_caption", [
+    # the only caption naming anyone names nobody of the article: the string match cannot tell
+    "Toyota and Honda dealers in Ohio cut prices.",
+    # one shared place of three: kept if Paris were all the article named (0.58), removed against
+    # all its capitalised names (0.14): only the model's entities can tell
+    "Book your flight to Paris with Air France and Expedia.",
+])
+def test_the_article_goes_through_the_model_when_the_text_match_cannot_decide(monkeypatch, ad_caption):
+    story = page_with(ad_caption).replace("<figcaption>Angela Merkel and Emmanuel Macron at the Chancellery in "
+                                          "Berlin.</figcaption>", "")  # the only other caption
+    piped = _piped(monkeypatch)
+    page, state, _ = run(story)
+    assert any("Angela Merkel welcomed" in t for t in piped)
+    entry = decisions(state).get("a#shop") or decisions(state)["img#shoes"]
+    why = "no caption's name found in the text" if "Toyota" in ad_caption else "a caption scored between"
+    assert entry["measured"]["article_entities_by"].startswith(f"NER ({why}")
+    assert by_id(page, "shoes") is None
 
 
 def test_other_language_article_is_not_judged():

@@ -154,3 +154,34 @@ def test_without_threadpoolctl_ner_still_loads_on_numpys_blas_and_says_so(monkey
     assert "BLAS threads not limited to one (ModuleNotFoundError" in caplog.text
     assert all(isinstance(n.ops, NumpyOps) and not n.ops.use_blis
                for _, c in model.nlp.pipeline for n in c.model.walk())
+
+
+@pytest.mark.parametrize("entity, text, count", [
+    (("berlin", "GPE"), "Berlin, BERLIN and berlin-based", 2),                 # case-folded; all-lowercase: a word
+    (("coca cola", "ORG"), "Coca-Cola said; Coca Cola.", 2),                   # punctuation and spaces alike
+    (("u.s", "GPE"), "the U.S. and the U. S. army", 2),
+    (("white house", "FAC"), "The White House's lawn", 1),                      # leading "the", possessive
+    (("angela merkel", "PERSON"), "Angela Merkel spoke. Merkel's aides and Merkel left.", 3),  # surname alone
+    (("angela merkel", "ORG"), "Angela Merkel spoke. Merkel left.", 1),        # only a PERSON's surname
+    (("bush", "PERSON"), "a bush in the garden", 0),
+    (("paris", "GPE"), "Parisian cafés in Paris", 1),                           # whole words only
+])
+def test_entities_found_in_text_by_string_match(entity, text, count):
+    match = E.match_entities([entity], text)
+    assert sum(match.found.values()) == count
+
+
+def test_text_match_merges_short_forms_and_leaves_shared_surnames_alone():
+    match = E.match_entities([("angela merkel", "PERSON"), ("merkel", "PERSON"), ("john smith", "PERSON"),
+                              ("anna smith", "PERSON")], "Merkel met Smith and John Smith. Angela Merkel left.")
+    assert match.canonical["merkel"] == "angela merkel"
+    assert match.found == {"angela merkel": 2, "john smith": 1}  # "Smith" alone: whose?
+
+
+def test_other_capitalised_names_stand_in_for_the_rest_of_the_text():
+    text = ("The talks in Brussels ended. Officials of the Bank of England met on Tuesday with Angela Merkel. "
+            "Brussels said the talks went well, and the Bank of England agreed.")
+    match = E.match_entities([("merkel", "PERSON")], text)
+    assert match.found == {"merkel": 1}
+    # "The" (lower case elsewhere) and "Tuesday" are no names; "Angela" goes with the known name
+    assert match.others == {"brussels": 2, "bank of england": 2, "officials": 1}
