@@ -15,7 +15,8 @@ weight wins (ties: the order of ``KINDS``). :func:`detect` returns the kind and 
    site for search engines, so usually right about the page — except that many shops and blogs
    declare ``WebPage``/``Article`` on every page; those weigh less (``DECLARED``).
 2. **Repeated items** — the largest group of sibling blocks with the same tag and class, each with
-   a link and text of its own (``MIN_ITEMS``): a listing; with prices in most items, a shop
+   a link and text of its own, or one link that wraps a heading and a summary (a teaser card,
+   ``CARD_SUMMARY_CHARS``) (``MIN_ITEMS``): a listing; with prices in most items, a shop
    collection. Repeated blocks that carry an author and a date each (``post``, ``message``,
    ``comment``, ``reply`` names, or ``itemprop=author``), a forum thread.
 3. **Page furniture** — an "add to cart"/"buy" control beside one price: a product page; many
@@ -60,6 +61,9 @@ PRICE_SHARE = 0.5
 #: Letters in paragraphs (<p>) that make a page's prose dominant (the DOM-and-NLP paper's article
 #: size, 500 characters, times three: a story, not a teaser).
 ARTICLE_CHARS = 1500
+#: Characters of summary beside the heading inside one link that make the link a whole teaser card
+#: (a listing item whose title and lead are one link), not a menu entry.
+CARD_SUMMARY_CHARS = 80
 #: <pre>/<code> blocks that make a page documentation.
 MIN_CODE_BLOCKS = 3
 
@@ -191,9 +195,10 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
                 if first is None and not post_named:
                     continue  # neither linked nor a post: its text is read for its price, if ever
                 text = texts[it] = dom.text_of(it)
-                if (first is not None and len(text) >= 10
-                        and len(text) - link_len(first) - sum(link_len(a) for a in links) >= 1):
-                    linked += 1
+                if first is not None and len(text) >= 10:
+                    anchors = [first, *links]
+                    if len(text) - sum(link_len(a) for a in anchors) >= 1 or any(_card_link(a) for a in anchors):
+                        linked += 1
                 if post_named and len(text) >= 40 and _AUTHOR(it):
                     posts += 1
             if posts > thread[0]:
@@ -205,6 +210,15 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
                 elif posts > best[2]:
                     best = (best[0], best[1], posts, parent)
     return (*best, thread[1])
+
+
+def _card_link(a: HtmlElement) -> bool:
+    """A link that wraps a whole teaser card: a heading and, beside it inside the link, a summary of
+    at least CARD_SUMMARY_CHARS characters (a story's title and lead as one link) — an item with text
+    of its own, not a menu entry."""
+    for h in a.iter(*dom.HEADING_TAGS):
+        return len(dom.text_of(a)) - len(dom.text_of(h)) >= CARD_SUMMARY_CHARS
+    return False
 
 
 def _paragraph_letters(body: HtmlElement) -> int:

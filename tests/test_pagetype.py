@@ -15,6 +15,12 @@ def items(n: int, price: bool = False) -> str:
                             for i in range(n)) + "</ul>"
 
 
+def cards(n: int, summary: str) -> str:
+    """Teaser cards whose one link wraps the whole card: a heading and a summary."""
+    return "<div>" + "".join(f"<div class=card><a href=/s{i}><h3>Story {i}</h3><p>{summary}</p></a></div>"
+                             for i in range(n)) + "</div>"
+
+
 def posts(n: int) -> str:
     return "".join(f"<div class=post><span class=username>user{i}</span><p>This is reply number {i} to the thread, "
                    f"with an opinion.</p><a href=/u{i}>profile</a></div>" for i in range(n))
@@ -28,6 +34,11 @@ def posts(n: int) -> str:
     (f"<body>{items(MIN_ITEMS)}</body>", None, "listing"),
     (f"<body>{items(MIN_ITEMS - 1)}</body>", None, "service"),  # below the item count: no signal
     (f"<body>{items(MIN_ITEMS, price=True)}</body>", None, "collection"),
+    # a card whose one link holds its title and a summary of a sentence or more is a linked item too
+    (f"<body>{cards(MIN_ITEMS, 'A renter was stopped by the police because her car was listed as stolen.' * 2)}"
+     "</body>", None, "listing"),
+    # ... but a menu of links wrapping a heading and a short label is not a listing
+    (f"<body>{cards(MIN_ITEMS, 'Browse models')}</body>", None, "service"),
     ("<body>" + "<pre>code()</pre>" * 3 + "</body>", None, "documentation"),
     ("<body><h1>We build websites</h1><p>Call us.</p></body>", None, "service"),
     # a service page's FAQ marks its entries as schema.org Questions: not a forum (a QAPage is)

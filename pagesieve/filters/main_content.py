@@ -54,8 +54,9 @@ paragraph block is often one short section, a cookie notice or the heading of a 
 
 * *semantic main* — when the page has one ``<main>``/``role=main`` (else one ``<article>`` or
   ``itemprop=articleBody``, ``link_lists._semantic_main``) with a link density of at most
-  ``main_link_density``, and the chosen block holds less than ``main_share`` of its text, the main
-  block is kept instead — except when the chosen block lies inside the main block and the main block is
+  ``main_link_density`` (any, when the chosen block is thin: under ``min_article_chars`` from the second
+  pass, a page with no article-sized prose, whose main block is a list of linked items), and the chosen
+  block holds less than ``main_share`` of its text, the main block is kept instead — except when the chosen block lies inside the main block and the main block is
   an ``<article>``, or the page is an article (detected type) and the block was found on the first
   pass: there the rest of the main block is the headline, comments, related stories and the like.
 * *grid of items* — on a listing or collection page whose chosen block is thin (under
@@ -406,7 +407,9 @@ class MainContentSettings:
                                      "<article>/articleBody) and the chosen content holds less than this share "
                                      "of its text, the main block is kept instead (0 = off).",
                                 minimum=0, maximum=1, group="advanced", scope="user")
-    main_link_density: float = setting(0.5, "... unless the main block's link density is above this.",
+    main_link_density: float = setting(0.5, "... unless the main block's link density is above this (a thin choice "
+                                            "on a page with no article-sized text takes the main block whatever its "
+                                            "link density: a list's items are links).",
                                        minimum=0, maximum=1, group="advanced", scope="user")
     main_rest_link_density: float = setting(0.25, "On a service, product, documentation or listing page (detected "
                                                   "type), when the chosen content lies inside the page's one "
@@ -712,8 +715,11 @@ class MainContentFilter(Filter):
             main = semantic
             ms = st.get(main) if main is not None else None
             inside = main is not None and all(any(a is main for a in (c, *c.iterancestors())) for c in chosen)
+            # A thin pick of the second pass (the page has no article-sized prose: a listing, a shop's
+            # category, a schedule) takes the main block whatever its link density: its items are links.
+            thin = chars < s.min_article_chars and attempt > 1
             if (ms and main is not body and ms[_CHARS] and chars < s.main_share * ms[_CHARS]
-                    and ms[_LINK] / ms[_CHARS] <= s.main_link_density
+                    and (ms[_LINK] / ms[_CHARS] <= s.main_link_density or thin)
                     and not (inside and main is not None and (main.tag == "article" or kind.kind == "article" and attempt == 1))):
                 ctx.note("widen", main, "the chosen block is a small part of the page's semantic main block",
                          measured={"chars": chars, "main_chars": ms[_CHARS]}, threshold={"main_share": s.main_share})

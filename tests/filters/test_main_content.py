@@ -384,6 +384,24 @@ def test_an_article_inside_its_article_element_does_not_widen():
     assert not any(e["action"] == "widen" for e in state.record)
 
 
+def _linked_main(intro_sentences: int) -> str:
+    links = "".join(f"<li><a href=/r{i}>Crispy air fryer recipe number {i} with garlic and lemon</a></li>"
+                    for i in range(20))
+    return f"""<html><head><title>Recipes</title></head><body>
+<nav><ul><li><a href=/>Home</a></li><li><a href=/about>About</a></li></ul></nav>
+<main id=box><div id=intro><p>{SENTENCE * intro_sentences}</p></div><ul id=links>{links}</ul></main>
+<footer><p>Copyright Acme, every right reserved, all of them, forever and ever.</p></footer></body></html>"""
+
+
+@pytest.mark.parametrize("intro_sentences, main_share, widened", [(1, 0.5, True), (1, 0.0, False), (8, 0.5, False)])
+def test_a_thin_choice_takes_a_link_dense_main_block(intro_sentences, main_share, widened):
+    """No article-sized prose on the page (the second pass's pick is thin): the page's <main> is the
+    content whatever its link density (a list of linked items); a page with an article keeps it."""
+    page, state, _ = run_filter("main_content", _linked_main(intro_sentences), main_share=main_share)
+    assert "intro" in ids(page)
+    assert ("links" in ids(page)) is widened
+
+
 def _listing(intro_sentences: int, items: int = 12) -> str:
     grid = "".join(f"<div class=card id=c{i}><a href=/p/{i}>Product number {i}</a> <span>${i}9.99 in stock</span>"
                    f"</div>" for i in range(items))
