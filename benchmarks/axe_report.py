@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the axe harness lives in tests/a11y
 
-from pagesieve import config as C  # noqa: E402
-from pagesieve.document import parse  # noqa: E402
+from pagesieve.engine import config as C  # noqa: E402
+from pagesieve.engine.document import parse  # noqa: E402
 from tests.a11y.axe_run import PRESETS, STEP, Axe, gated, missing, sample  # noqa: E402
 
 

@@ -24,7 +24,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.evaluate import _percentile, load_dataset
 from pagesieve.filters import image_captions as ic
 from pagesieve.nlp import entities

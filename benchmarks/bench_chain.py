@@ -43,7 +43,7 @@ from pathlib import Path
 
 import lxml.html
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.evaluate import _percentile, load_dataset
 from pagesieve.nlp import entities
 from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS

@@ -47,7 +47,7 @@ def _readability():
     import lxml.html
     from readability import Document
 
-    from pagesieve.output import OutputSettings, to_text
+    from pagesieve.engine.output import OutputSettings, to_text
 
     settings = OutputSettings(format="text")
 

@@ -11,7 +11,7 @@ time, the best of two runs) and the script prints, per preset and generator, the
 reads about 1.1 over these sizes, 2.0 is quadratic. A preset should stay at or below about 1.2.
 
 Times include parsing (lxml/libxml2) and serialising, as the proxy's workers pay them; the
-``parse`` row is pagesieve's parse of the same pages alone (:func:`pagesieve.document.parse`), for
+``parse`` row is pagesieve's parse of the same pages alone (:func:`pagesieve.engine.document.parse`), for
 comparison: libxml2 checks each attribute of an element against every earlier one, so
 ``attributes`` is quadratic there already (and the worker pool's kill past the time limit is what
 bounds such a page).
@@ -24,8 +24,8 @@ import math
 import time
 from collections.abc import Callable
 
-from pagesieve import config as C
-from pagesieve import document
+from pagesieve.engine import config as C
+from pagesieve.engine import document
 from pagesieve.api import Filterer
 
 TEXT = "Some words of text in a paragraph, with a comma here and a few more words after it. "

@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.evaluate import load_dataset
 from pagesieve.nlp import entities
 from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS

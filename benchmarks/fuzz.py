@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import seed as hypothesis_seed  # noqa: E402
 
-from pagesieve import config as C  # noqa: E402
+from pagesieve.engine import config as C  # noqa: E402
 from tests.fuzz_pages import check, mutated_page, seed_pages  # noqa: E402
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import lxml.html
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.evaluate import load_dataset
 from pagesieve.nlp import entities
 
@@ -79,7 +79,7 @@ def per_filter(stats: pstats.Stats) -> str:
             continue
         rel = "/".join(parts[parts.index("pagesieve"):])
         if (rel.startswith("pagesieve/filters/") and name == "apply") or (rel, name) in (
-                ("pagesieve/document.py", "parse"), ("pagesieve/output.py", "render")):
+                ("pagesieve/engine/document.py", "parse"), ("pagesieve/engine/output.py", "render")):
             rows.append((ct, rel.rsplit("/", 1)[-1].removesuffix(".py") + "." + name, nc))
     rows.sort(reverse=True)
     return "| step | calls | cum s | cum % |\n|---|---:|---:|---:|\n" + "".join(

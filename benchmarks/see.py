@@ -79,9 +79,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the corpus sampler lives in tests/a11y
 
-from pagesieve import config as C  # noqa: E402
-from pagesieve.chain import Chain, ChainResult  # noqa: E402
-from pagesieve.document import parse, serialize  # noqa: E402
+from pagesieve.engine import config as C  # noqa: E402
+from pagesieve.engine.chain import Chain, ChainResult  # noqa: E402
+from pagesieve.engine.document import parse, serialize  # noqa: E402
 from pagesieve.filters.base import Filter  # noqa: E402
 from tests.a11y.axe_run import CHROMIUM, CHROMIUM_ARGS, STEP, CorpusPage, sample  # noqa: E402
 
@@ -328,7 +328,7 @@ def snapshots(chain: Chain, data: bytes, url: str | None) -> tuple[list[tuple[st
         filters += [flt, _Snapshot(flt.name, taken)]
     probe = Chain(filters, chain.output, chain.safety, preset=chain.preset, check=False)
     probe.collects_links = True
-    from pagesieve.output import render
+    from pagesieve.engine.output import render
 
     page = parse(data, url=url)
     state, stats = probe.run(page)

@@ -22,12 +22,12 @@ _ERRORS = {"ConfigError", "InputError", "PagesieveError"}
 
 
 def __getattr__(name: str) -> Any:
-    # Loaded on first use (PEP 562): `import pagesieve.dom` must not build the whole engine, and the
+    # Loaded on first use (PEP 562): `import pagesieve.core.dom` must not build the whole engine, and the
     # engine's modules import this package first.
     if name in _API:
         from pagesieve import api
         return getattr(api, name)
     if name in _ERRORS:
-        from pagesieve import errors
+        from pagesieve.core import errors
         return getattr(errors, name)
     raise AttributeError(f"module 'pagesieve' has no attribute {name!r}")

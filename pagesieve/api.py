@@ -13,9 +13,9 @@
 
 ``settings`` is a mapping of dotted keys, the same ones ``pagesieve filter --set`` and ``config.yaml``
 take (``link_lists.ratio`` is short for ``filters.link_lists.ratio``); ``config`` is a path to a
-``config.yaml`` or a loaded :class:`~pagesieve.config.Config` (default: ``$PAGESIEVE_CONFIG``, else
-the one shipped with the package). Errors: :class:`~pagesieve.errors.ConfigError` for a bad preset
-or setting (naming the key, the value and what is allowed), :class:`~pagesieve.errors.InputError`
+``config.yaml`` or a loaded :class:`~pagesieve.engine.config.Config` (default: ``$PAGESIEVE_CONFIG``, else
+the one shipped with the package). Errors: :class:`~pagesieve.core.errors.ConfigError` for a bad preset
+or setting (naming the key, the value and what is allowed), :class:`~pagesieve.core.errors.InputError`
 for input that is not HTML. A filter that fails leaves the page as it was before that filter (its
 status says ``error``); the page is never silently shortened.
 
@@ -30,9 +30,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
-from pagesieve import config as C
-from pagesieve.chain import Chain, ChainResult
-from pagesieve.lru import LRU
+from pagesieve.core.lru import LRU
+from pagesieve.engine import config as C
+from pagesieve.engine.chain import Chain, ChainResult
 
 __all__ = ["Filtered", "Filterer", "filter_html"]
 
@@ -96,7 +96,7 @@ class Filterer:
     """A ready chain: built once (block lists and models load here), called once per page.
 
     ``Filterer(preset=None, *, output=None, settings=None, config=None)``; or
-    ``Filterer.for_spec(spec)`` for an already resolved :class:`~pagesieve.config.ChainSpec`.
+    ``Filterer.for_spec(spec)`` for an already resolved :class:`~pagesieve.engine.config.ChainSpec`.
     Thread-safe to call from several threads only if its filters are; the proxy uses one per
     worker process.
     """
@@ -132,10 +132,10 @@ class Filterer:
     def process(self, html: str | bytes, *, url: str | None = None, declared_encoding: str | None = None,
                 store: Any = None, declared_html: bool = False, slot: bool = False,
                 explain: bool | Collection[str] = True) -> ChainResult:
-        """As calling it, but the chain's own :class:`~pagesieve.chain.ChainResult` (bytes, for the proxy;
+        """As calling it, but the chain's own :class:`~pagesieve.engine.chain.ChainResult` (bytes, for the proxy;
         ``declared_html``: the server said ``text/html``, so bytes that look binary are HTML all the same;
         ``slot``: with the place where the proxy may insert its own content; ``explain``: which entries
-        its record gets, see :meth:`~pagesieve.chain.Chain.process`)."""
+        its record gets, see :meth:`~pagesieve.engine.chain.Chain.process`)."""
         if isinstance(html, str):
             html, declared_encoding = html.encode("utf-8"), "utf-8"
         return self.chain.process(html, url=url, declared_encoding=declared_encoding, store=store,

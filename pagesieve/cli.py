@@ -7,7 +7,7 @@
 
 ``--config FILE`` is taken anywhere on the line: before the command, after it, or after a
 sub-command (``pagesieve users add NAME --config FILE``). A file of one's own holds only what it
-changes; it is layered over the packaged ``config.yaml`` (:func:`pagesieve.config.load`).
+changes; it is layered over the packaged ``config.yaml`` (:func:`pagesieve.engine.config.load`).
 
 Errors are one line on stderr (``pagesieve: error: ...``) and exit status 2; never a traceback.
 """
@@ -23,11 +23,11 @@ from pathlib import Path
 
 import yaml
 
-from pagesieve import blocklists
-from pagesieve import config as C
+from pagesieve.analysis import blocklists
 from pagesieve.api import Filterer
-from pagesieve.errors import ConfigError, InputError, PagesieveError
-from pagesieve.site_memory import MemorySite
+from pagesieve.core.errors import ConfigError, InputError, PagesieveError
+from pagesieve.engine import config as C
+from pagesieve.store.site_memory import MemorySite
 
 EXIT_ERROR = 2
 

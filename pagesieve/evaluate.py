@@ -33,7 +33,7 @@ of lower-cased ``\\w+`` Unicode word tokens (a multiset: a word counted as often
   is the output's first heading. The headline and byline the reader put first (classes
   ``pagesieve-headline``, ``pagesieve-byline``) are then left out of the scored text, as the title is.
 * **by page type**: P, R, F1 per ``meta.page_type``; **page-type detection**: the share of pages
-  whose ``pagesieve.pagetype.detect`` kind, on the page as parsed, is their ``meta.page_type``; and,
+  whose ``pagesieve.analysis.pagetype.detect`` kind, on the page as parsed, is their ``meta.page_type``; and,
   per preset whose chain detects it (``main_content``'s "page-type" note: on the page after
   ``ignore``, the kind the reader acts on), the same share for that detection.
 * speed: pages per second over the time spent in parsing, the filters and rendering,
@@ -63,7 +63,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from pagesieve.errors import InputError
+from pagesieve.core.errors import InputError
 
 log = logging.getLogger("pagesieve.evaluate")
 
@@ -241,7 +241,7 @@ def snippet_found(snippet: str, phrase: str) -> bool:
 def headline_matches(expected: str, heading: str | None) -> bool:
     """The headline check: the output's first heading says the page's headline (most words in common;
     a site name after the headline in ``og:title`` is allowed: ``filters.article.same_words``)."""
-    from pagesieve.filters.article import same_words
+    from pagesieve.analysis.headline import same_words
 
     return heading is not None and bool(heading) and same_words(expected, heading)
 
@@ -259,10 +259,10 @@ class PageInfo:
 
 def page_infos(samples: Iterable[Sample]) -> dict[str, PageInfo]:
     """One :class:`PageInfo` per sample id (pages that do not parse: empty tokens, no headline)."""
-    from pagesieve.document import parse
-    from pagesieve.filters.article import page_headline
-    from pagesieve.output import OutputSettings, to_text
-    from pagesieve.pagetype import detect
+    from pagesieve.analysis.headline import page_headline
+    from pagesieve.analysis.pagetype import detect
+    from pagesieve.engine.document import parse
+    from pagesieve.engine.output import OutputSettings, to_text
 
     text = OutputSettings(format="text", login_forms=True)  # the page as it reads, log-in boxes too
     out = {}
@@ -315,13 +315,12 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
     """Run ``preset`` (text output, plus ``overrides``) over ``samples`` and score it.
     Per-page errors are counted, never raised. ``page_tokens``: from :func:`page_infos` (or the
     older :func:`page_text_tokens`)."""
-    from pagesieve import config as C
+    from pagesieve.analysis.headline import BYLINE_CLASS, HEADLINE_CLASS
     from pagesieve.api import Filterer
-    from pagesieve.document import parse
-    from pagesieve.filters.article import HEADLINE_CLASS
-    from pagesieve.filters.main_content import BYLINE_CLASS
+    from pagesieve.engine import config as C
+    from pagesieve.engine.document import parse
+    from pagesieve.engine.output import to_text
     from pagesieve.filters.removed_links import SECTION_CLASS
-    from pagesieve.output import to_text
 
     # The truth is the page's main text without its title: the title pagesieve itself adds (the text
     # output's title line, the accessibility step's title-as-<h1> on pages without a heading, the
@@ -429,7 +428,7 @@ def run_preset(cfg, preset: str, samples: list[Sample], page_tokens: dict | None
 
 
 def _check(cfg, names: list[str], overrides) -> None:
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     for name in names:
         cfg.resolve(name, C.overrides_to_tree(overrides))  # bad preset or override: ConfigError naming the available ones, before any work
@@ -447,7 +446,7 @@ def evaluate_corpus(dataset: str | Path, presets: list[str] | None = None, *, co
                     limit: int | None = None, progress: bool = False, samples: list[Sample] | None = None,
                     overrides: Sequence[tuple[str, object]] = (), cfg=None) -> CorpusResult:
     """Score ``presets`` on one dataset, and the page-type detection against ``meta.page_type``."""
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     cfg = cfg or C.load(config_path)
     names = list(presets or cfg.presets)
@@ -647,7 +646,7 @@ def format_comparison(comparisons: list[Comparison], source: str, moved: float =
 
 
 def cmd_eval(args) -> int:
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     overrides = [C.parse_override(o) for o in args.overrides]
     cfg = C.load(args.config)

@@ -5,7 +5,7 @@ Beyond what loading the file validates (every key, every preset): the user sourc
 file exists and is well formed when logins are on without a directory; ``directory.url`` and its
 fields can be used), and the state database can be reached (PostgreSQL answers; the SQLite file can
 be opened, or its directory created — without creating anything here). Each problem is a
-:class:`~pagesieve.errors.ConfigError` of one line naming the setting. What passes is described in
+:class:`~pagesieve.core.errors.ConfigError` of one line naming the setting. What passes is described in
 a few lines (logins, the settings page, the state, the ad lists and the NER model in use), which
 ``config check`` prints and the banner shows.
 """
@@ -18,9 +18,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from pagesieve import blocklists
-from pagesieve import config as C
-from pagesieve.errors import ConfigError, StateUnavailable
+from pagesieve.analysis import blocklists
+from pagesieve.core.errors import ConfigError, StateUnavailable
+from pagesieve.engine import config as C
 
 
 def command(cfg: Any, rest: str) -> str:
@@ -39,7 +39,7 @@ def check(cfg: C.Config) -> list[str]:
 def users_line(cfg: C.Config) -> str:
     users, directory = cfg.globals["users"], cfg.globals["directory"]
     if directory.url:
-        from pagesieve.users_ldap import mitmproxy_spec
+        from pagesieve.store.users_ldap import mitmproxy_spec
 
         mitmproxy_spec(directory)  # a url or field mitmproxy's LDAP validator cannot take: ConfigError
     if not users.auth:
@@ -51,7 +51,7 @@ def users_line(cfg: C.Config) -> str:
             return f"logins: on (the directory {directory.url}; no htpasswd file at {path})"
         raise ConfigError(f"users.auth is on but users.htpasswd ({path}) does not exist; add a user with "
                           f"`{command(cfg, 'users add NAME')}`")
-    from pagesieve.users import Htpasswd
+    from pagesieve.store.users import Htpasswd
 
     count = len(Htpasswd(str(path)).read())  # a malformed file: ConfigError naming the line
     return f"logins: on ({count} user{'' if count == 1 else 's'} in {path}{where})"
@@ -59,7 +59,7 @@ def users_line(cfg: C.Config) -> str:
 
 def state_line(cfg: C.Config) -> str:
     """The state database can be used: PostgreSQL answers, or the SQLite file opens (or can be made)."""
-    from pagesieve import state
+    from pagesieve.store import state
 
     s = cfg.globals["state"]
     if s.url:

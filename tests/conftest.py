@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pagesieve import config as C
-from pagesieve.document import parse
+from pagesieve.engine import config as C
+from pagesieve.engine.document import parse
 
 REPO = Path(__file__).resolve().parent.parent
 #: The shared extraction corpora: ../shared/data/extraction beside the repository (or beside the
@@ -55,11 +55,11 @@ def run_filters(filters: list[tuple[str, dict]], html: str | bytes, url: str | N
                 output_format: str = "html"):
     """Run the chain ``[(name, settings over its defaults), ...]`` on ``html``; (page, state, stats).
     ``check=False``: skip the chain's order check (a filter run without what it requires, on purpose)."""
-    from pagesieve.chain import Chain
-    from pagesieve.config import SafetySettings
+    from pagesieve.core import settings as S
+    from pagesieve.engine.chain import Chain
+    from pagesieve.engine.config import SafetySettings
+    from pagesieve.engine.output import OutputSettings
     from pagesieve.filters import FILTERS
-    from pagesieve.output import OutputSettings
-    from pagesieve import settings as S
 
     built = [FILTERS[name](S.build(FILTERS[name].Settings, settings, f"filters.{name}")) for name, settings in filters]
     page = parse(html.encode() if isinstance(html, str) else html, url=url)

@@ -19,8 +19,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from pagesieve.document import detect_encoding, parse
-from pagesieve.errors import InputError, UnparsableError
+from pagesieve.core.errors import InputError, UnparsableError
+from pagesieve.engine.document import detect_encoding, parse
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction"
 #: Pages per corpus the mutations start from (the smallest, so a case stays fast).

@@ -6,7 +6,7 @@ import lxml.html
 import pytest
 
 import pagesieve
-from pagesieve.errors import ConfigError, InputError
+from pagesieve.core.errors import ConfigError, InputError
 
 ARTICLE = ("<p>The council of Brightwater voted on Tuesday to rebuild the old harbour wall after the winter "
            "storms. Engineers said the work would take two summers and cost less than a new breakwater.</p>") * 6

@@ -3,9 +3,9 @@
 import pytest
 
 import pagesieve
-from pagesieve import appshell
-from pagesieve.document import parse
-from pagesieve.errors import InputError, NeedsScripts
+from pagesieve.analysis import appshell
+from pagesieve.core.errors import InputError, NeedsScripts
+from pagesieve.engine.document import parse
 
 BUNDLE = '<script src="/static/js/main.3f2a.js"></script>'
 ARTICLE = "The river rose overnight and the town woke to water in its streets. " * 6  # 400+ characters

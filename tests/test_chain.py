@@ -6,11 +6,11 @@ import lxml.html
 import pytest
 from lxml import etree
 
-from pagesieve.chain import Chain, FilterContext, RunState
-from pagesieve.config import SafetySettings
-from pagesieve.document import parse, serialize
+from pagesieve.engine.chain import Chain, FilterContext, RunState
+from pagesieve.engine.config import SafetySettings
+from pagesieve.engine.document import parse, serialize
+from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.base import Filter
-from pagesieve.output import OutputSettings
 
 PAGE = (b"<html><head><title>T</title></head><body><div id=nav><a href='/a'>A</a> <a href='/b'>B</a></div>"
         b"<div id=art><p>" + b"word " * 200 + b"</p><p>tail text</p></div></body></html>")
@@ -234,7 +234,7 @@ class BreaksItsOwnUndo(Filter):
 def test_an_undo_that_fails_fails_the_page_with_a_pagesieve_error():
     import pytest
 
-    from pagesieve.errors import FilterError
+    from pagesieve.core.errors import FilterError
 
     chain = Chain([BreaksItsOwnUndo(None)], OutputSettings(), SafetySettings())
     with pytest.raises(FilterError, match="breaks_undo failed .* could not be undone"):
@@ -242,9 +242,9 @@ def test_an_undo_that_fails_fails_the_page_with_a_pagesieve_error():
 
 
 def test_a_failure_traceback_is_logged_once_across_chains(caplog, monkeypatch):
-    import pagesieve.chain
+    import pagesieve.engine.chain
 
-    monkeypatch.setattr(pagesieve.chain, "_logged_failures", {})
+    monkeypatch.setattr(pagesieve.engine.chain, "_logged_failures", {})
     for _ in range(3):  # the proxy builds a chain per page
         Chain([Removes("//div[@id='nav']", then_raise=True)], OutputSettings(), SafetySettings()).process(PAGE)
     failures = [r for r in caplog.records if "filter removes failed" in r.getMessage()]
@@ -263,7 +263,7 @@ class NeedsArticle(Filter):
 
 
 def test_a_chain_is_checked_when_built():
-    from pagesieve.errors import ConfigError
+    from pagesieve.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"^chain = \['judge', 'marks'\]: filter judge needs article"):
         Chain([NeedsArticle(None), Marks(None)], OutputSettings(), SafetySettings())
@@ -424,7 +424,7 @@ def test_a_secure_step_is_never_undone(apply_xpath, then_raise, status):
 
 
 def test_a_failing_secure_step_fails_the_page():
-    from pagesieve.errors import FilterError
+    from pagesieve.core.errors import FilterError
 
     with pytest.raises(FilterError, match="could not take out what would run script: RuntimeError: secure boom"):
         Chain([Secures("//nothing", secure_raises=True)], OutputSettings(), SafetySettings()).run(parse(SCRIPTED))
@@ -524,7 +524,7 @@ def test_explain_must_be_a_flag_or_actions():
 
 @pytest.mark.parametrize("control", [True, False])
 def test_the_proxy_records_the_removals_only_for_the_page_control(control):
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
     from pagesieve.proxy_addons.worker import Job, filter_page
 
     html = (b"<html><body><div id=nav><ul>" + b"".join(b"<li><a href='/%d'>Section %d</a></li>" % (i, i)

@@ -69,7 +69,7 @@ def own_config(tmp_path, text: str):
 def test_config_show_prints_the_merged_configuration_and_diff_what_differs(tmp_path):
     import yaml
 
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     path = own_config(tmp_path, "users: {auth: true, htpasswd: TMP/htpasswd}\nstate: {path: ':memory:'}\n")
     r = cli("config", "show", "--config", str(path))
@@ -171,7 +171,7 @@ def test_an_option_of_mitmproxys_own_addons_is_taken_and_the_banner_says_what_is
         with httpx.Client(proxy=proxy.url, trust_env=False, timeout=30) as client:
             assert client.get("http://blocked.example/").status_code == 451  # mitmproxy's blocklist addon
         banner = proxy.log_text()
-        assert "  Settings page: http://pagesieve.settings/ (through the proxy).\n" in banner
+        assert "  Settings page: http://pagesieve.core.settings/ (through the proxy).\n" in banner
         assert "  Logins: off (everyone shares the 'default' settings; users.auth turns them on).\n" in banner
         assert "  Ad lists: " in banner and "  NER model: " in banner
         assert banner.index("Stop: Ctrl-C.") < banner.index("worker processes ready")

@@ -2,8 +2,8 @@ import textwrap
 
 import pytest
 
-from pagesieve import config as C
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine import config as C
 from pagesieve.filters import FILTERS
 from tests.conftest import REPO
 
@@ -105,7 +105,7 @@ def test_loading_the_config_imports_neither_mitmproxy_nor_bcrypt():
     import subprocess
     import sys
 
-    code = ("import sys, pagesieve.config as c; cfg = c.load(); assert set(cfg.globals) >= {'proxy', 'users', 'state'}; "
+    code = ("import sys, pagesieve.engine.config as c; cfg = c.load(); assert set(cfg.globals) >= {'proxy', 'users', 'state'}; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mitmproxy', 'bcrypt')))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=str(REPO))
     assert r.returncode == 0, r.stderr
@@ -124,7 +124,7 @@ def test_which_preset_applies_is_decided_in_one_place():
 # -- chain-order contracts (filters' requires / assigns / uses) ------------------------------------
 
 def test_every_shipped_preset_passes_the_order_check(cfg):
-    from pagesieve.chain import check_order
+    from pagesieve.engine.chain import check_order
 
     assert len(cfg.presets) >= 8
     for name, body in cfg.presets.items():
@@ -171,7 +171,7 @@ def test_config_check_refuses_a_bad_order(tmp_path):
 def test_declarations_name_real_handoff_fields():
     from dataclasses import fields
 
-    from pagesieve.chain import HANDOFFS, RunState, check_declarations
+    from pagesieve.engine.chain import HANDOFFS, RunState, check_declarations
 
     assert set(HANDOFFS) <= {f.name for f in fields(RunState)}
     for cls in FILTERS.values():

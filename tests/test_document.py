@@ -1,8 +1,8 @@
 import pytest
 from lxml import etree
 
-from pagesieve.document import clean_text, detect_encoding, parse, serialize
-from pagesieve.errors import InputError, UnparsableError
+from pagesieve.core.errors import InputError, UnparsableError
+from pagesieve.engine.document import clean_text, detect_encoding, parse, serialize
 
 
 @pytest.mark.parametrize("data, declared, expected", [
@@ -92,7 +92,7 @@ def test_a_second_document_after_the_end_of_html_is_kept_as_html5_keeps_it():
 
 
 def test_a_comment_after_the_end_of_html_needs_no_second_parse(monkeypatch):
-    import pagesieve.document as D
+    import pagesieve.engine.document as D
 
     calls = []
     monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
@@ -101,7 +101,7 @@ def test_a_comment_after_the_end_of_html_needs_no_second_parse(monkeypatch):
 
 
 def test_a_well_nested_page_is_parsed_once_by_lxml(monkeypatch):
-    import pagesieve.document as D
+    import pagesieve.engine.document as D
 
     calls = []
     monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
@@ -220,7 +220,7 @@ def test_explanation_paths_stay_short_and_cheap_on_deep_pages():
     1,800-level page spent 7 s of 12 in paths for its notes. Past 256 levels a path is its tail."""
     import time
 
-    from pagesieve import dom
+    from pagesieve.core import dom
 
     shallow = parse(b"<html><body><div><p>a</p><p>b</p></div></body></html>")
     assert dom.path(shallow.root.xpath("//p")[1]) == "/html/body/div/p[2]"
@@ -284,7 +284,7 @@ def test_markup_inside_svg_style_is_built_as_a_browser_builds_it():
 
 
 def test_css_inside_svg_style_is_read_once_by_lxml(monkeypatch):
-    import pagesieve.document as D
+    import pagesieve.engine.document as D
 
     calls = []
     monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))

@@ -4,8 +4,8 @@ import random
 
 from lxml import etree
 
-from pagesieve import dom
-from pagesieve.document import parse
+from pagesieve.core import dom
+from pagesieve.engine.document import parse
 
 _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
 
@@ -33,7 +33,7 @@ def test_text_of_is_the_xpath_text_on_a_small_page_and_on_corpus_pages(corpus):
 def test_name_pattern_finds_what_the_case_insensitive_pattern_finds(corpus):
     import re
 
-    from pagesieve.filters.link_lists import FURNITURE
+    from pagesieve.analysis.furniture import FURNITURE
     from pagesieve.filters.main_content import BOILERPLATE, NEGATIVE, UNLIKELY
 
     names = {f"{el.get('class') or ''} {el.get('id') or ''}" for _, path, _ in corpus[::10]

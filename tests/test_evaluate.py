@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from pagesieve import cli
-from pagesieve.errors import InputError
+from pagesieve.core.errors import InputError
 from pagesieve.evaluate import Sample, evaluate, load_dataset, noise_removed, page_infos, prf, tokens
 
 

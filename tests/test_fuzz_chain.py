@@ -11,8 +11,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from pagesieve import config as C
-from pagesieve.chain import ChainResult
+from pagesieve.engine import config as C
+from pagesieve.engine.chain import ChainResult
 from tests.fuzz_pages import check, executable, mutated_page, parse_loss, seed_pages
 
 CASES = int(os.environ.get("PAGESIEVE_FUZZ_CASES", "60"))

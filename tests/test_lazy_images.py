@@ -3,7 +3,7 @@
 import pytest
 from lxml import html as lxml_html
 
-from pagesieve import lazy_images
+from pagesieve.analysis import lazy_images
 from tests.conftest import run_filter
 
 GIF = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from pagesieve import dom
-from pagesieve.chain import FilterContext, RunState
-from pagesieve.document import parse
+from pagesieve.core import dom
+from pagesieve.core.measure import SILENT, UNCOUNTED, TextMeasure, chars, letters, words
+from pagesieve.engine.chain import FilterContext, RunState
+from pagesieve.engine.document import parse
 from pagesieve.filters.link_lists import _link_stats
-from pagesieve.measure import SILENT, UNCOUNTED, TextMeasure, chars, letters, words
 
 HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head><body>"
         "<div id=a> one <p>two <b>three</b> four</p><!-- no --> five<script>nope()</script> six</div>"

@@ -1,7 +1,7 @@
 import pytest
 
-from pagesieve.document import parse
-from pagesieve.output import OutputSettings, render, text_shown, to_text, words_shown
+from pagesieve.engine.document import parse
+from pagesieve.engine.output import OutputSettings, render, text_shown, to_text, words_shown
 
 
 def text(html, **kw):
@@ -63,7 +63,7 @@ def test_text_output_has_no_character_references_for_characters_the_page_charset
 
 
 def test_chain_result_says_utf8_for_text_output():
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     spec = C.load().resolve("declutter", {"output": {"format": "text"}})
     result = C.build_chain(spec).process("<p>Ko&#263;ma</p>".encode("cp1252"), declared_encoding="windows-1252")
@@ -119,7 +119,7 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_every_reading_theme_has_enhanced_contrast():
-    from pagesieve.output import THEMES
+    from pagesieve.engine.output import THEMES
 
     assert set(THEMES) == {"light", "dark", "sepia", "contrast"}
     for name, (text_color, background, link) in THEMES.items():

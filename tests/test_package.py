@@ -50,7 +50,7 @@ def installed(tmp_path_factory):
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PAGESIEVE_CONFIG")}
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
-    where = subprocess.run([str(py), "-c", "import pagesieve.config as c; print(c.DEFAULT_CONFIG)"], cwd=str(home),
+    where = subprocess.run([str(py), "-c", "import pagesieve.engine.config as c; print(c.DEFAULT_CONFIG)"], cwd=str(home),
                            env=env, capture_output=True, text=True, timeout=120)
     assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(venv)), where.stdout  # the installed copy, not the repository

@@ -1,4 +1,4 @@
-"""pagemeta.Scan (one walk of the page for every metadata reader) reads what the whole-page XPaths it
+"""scan.Scan (one walk of the page for every metadata reader) reads what the whole-page XPaths it
 replaced read: the same <meta> contents, JSON-LD scripts, itemtypes, headings and controls, in the
 same order, on pages with each case (meta in the body, a heading outside it, fragments, no <body>)."""
 
@@ -8,18 +8,18 @@ import lxml.html
 import pytest
 from lxml import etree
 
-from pagesieve import dom, pagemeta
-from pagesieve.document import parse
-from pagesieve.filters import article, main_content
-from pagesieve.pagetype import _OG_TYPE, _schema_types, detect, has_cart
+from pagesieve.analysis import headline, pagemeta, scan
+from pagesieve.analysis.pagetype import _OG_TYPE, detect, has_cart, schema_types
+from pagesieve.core import dom
+from pagesieve.engine.document import parse
 
 # The XPaths the readers asked before the scan (article, main_content, pagetype).
 OLD = {
-    article._META_HEADLINE: "//meta[@property='og:title' or @name='og:title' or @name='twitter:title' "
+    headline._META_HEADLINE: "//meta[@property='og:title' or @name='og:title' or @name='twitter:title' "
                             "or @property='twitter:title']/@content",
-    main_content._AUTHOR_META: "//meta[@name='author' or @property='article:author' or @name='article:author' "
+    headline._AUTHOR_META: "//meta[@name='author' or @property='article:author' or @name='article:author' "
                                "or @name='byl' or @name='dc.creator']/@content",
-    main_content._DATE_META: "//meta[@property='article:published_time' or @name='article:published_time' "
+    headline._DATE_META: "//meta[@property='article:published_time' or @name='article:published_time' "
                              "or @itemprop='datePublished' or @name='date' or @name='pubdate']/@content",
     _OG_TYPE: "//meta[@property='og:type' or @name='og:type']/@content",
 }
@@ -91,31 +91,31 @@ def _roots():
 
 @pytest.mark.parametrize("root", list(_roots()), ids=lambda r: r.tag)
 def test_scan_reads_what_the_xpaths_read(root):
-    scan = pagemeta.Scan(root)
+    found = scan.Scan(root)
     for keys, xpath in OLD.items():
-        assert scan.content(keys) == etree.XPath(xpath)(root)
+        assert found.content(keys) == etree.XPath(xpath)(root)
     parsed = []
     for script in JSONLD(root):
         try:
             parsed.append(json.loads(script.text or ""))
         except ValueError:
             continue
-    assert scan.jsonld == parsed
-    assert scan.itemtypes == ITEMTYPES(root)
+    assert found.jsonld == parsed
+    assert found.itemtypes == ITEMTYPES(root)
     body = dom.body_of(root)
-    assert scan.h1 == list(body.iter("h1"))
-    assert scan.h2 == list(body.iter("h2"))
-    assert scan.controls == list(body.iter("button", "form", "input"))
+    assert found.h1 == list(body.iter("h1"))
+    assert found.h2 == list(body.iter("h2"))
+    assert found.controls == list(body.iter("button", "form", "input"))
     title = next((t for t in root.getroottree().getroot().iter("title")
                   if not any(a.tag == "svg" for a in t.iterancestors())), None)
-    assert scan.title == (" ".join(title.text_content().split()) if title is not None else "")
+    assert found.title == (" ".join(title.text_content().split()) if title is not None else "")
 
 
 def test_scan_title_is_the_documents_not_an_svg_images():
     page = parse(b"<html><body><svg><title>Icon</title></svg><h1>x</h1></body></html>")
-    assert pagemeta.Scan(page.root).title == ""
+    assert scan.Scan(page.root).title == ""
     page = parse(b"<html><head><title> Story \n | Site </title></head><body><svg><title>Icon</title></svg></body></html>")
-    assert pagemeta.Scan(page.root).title == "Story | Site"
+    assert scan.Scan(page.root).title == "Story | Site"
 
 
 def test_page_metadata_from_the_scan():
@@ -129,8 +129,8 @@ def test_page_metadata_from_the_scan():
     assert pagemeta.of(page) is meta  # read once
     # The root-only readers (no scan given) say the same.
     root = page.root
-    assert article.page_headline(root) == meta.headline
-    assert main_content._byline(root) == meta.byline
-    assert tuple(_schema_types(root)) == meta.schema_types
+    assert headline.page_headline(root) == meta.headline
+    assert headline.byline(root) == meta.byline
+    assert tuple(schema_types(root)) == meta.schema_types
     assert has_cart(root) == meta.cart
     assert detect(root).scores == detect(root, declared=meta, cart=meta.cart).scores

@@ -3,7 +3,7 @@
 import lxml.html
 import pytest
 
-from pagesieve.pagetype import KINDS, MIN_ITEMS, detect
+from pagesieve.analysis.pagetype import KINDS, MIN_ITEMS, detect
 from tests.conftest import run_filter
 
 PROSE = "<div id=story>" + "".join(f"<p>Paragraph {i} of a long story, with enough words to be prose here.</p>"
@@ -63,9 +63,9 @@ def test_reader_explains_the_page_type():
 
 
 def test_declared_types_can_come_from_metadata_read_earlier():
-    from pagesieve import pagemeta
-    from pagesieve.document import parse
-    from pagesieve.pagetype import detect
+    from pagesieve.analysis import pagemeta
+    from pagesieve.analysis.pagetype import detect
+    from pagesieve.engine.document import parse
 
     page = parse(b"<html><head><meta property='og:type' content='product'></head><body><p>x</p></body></html>")
     meta = pagemeta.of(page)
@@ -77,7 +77,7 @@ def test_declared_types_can_come_from_metadata_read_earlier():
 
 def test_json_ld_nested_deeper_than_python_s_stack_is_ignored():
     # Found while fixing a fuzz finding: json.loads raises RecursionError (not ValueError) there.
-    from pagesieve.filters.article import page_headline
+    from pagesieve.analysis.headline import page_headline
 
     root = lxml.html.fromstring("<html><head><script type='application/ld+json'>" + "[" * 50000 + "]" * 50000
                                 + "</script></head><body><h1>Harbour wall rebuilt</h1><p>text</p></body></html>")

@@ -8,10 +8,10 @@ import sys
 import pytest
 import yaml
 
-from pagesieve import config as C
-from pagesieve import state
-from pagesieve.profiles import MIGRATIONS, Profile, ProfileError, ProfileStore, SiteRule
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons.settings_page import Form
+from pagesieve.store import state
+from pagesieve.store.profiles import MIGRATIONS, Profile, ProfileError, ProfileStore, SiteRule
 from tests.conftest import REPO
 
 
@@ -158,7 +158,7 @@ def test_an_old_profile_keeps_its_user_keys_and_loses_the_others_logged_once(tmp
         tx.execute("INSERT INTO profile_settings (user, key, value) VALUES ('ann', ?, ?)",
                    ("filters.ads.lists", json.dumps(["/etc/passwd"])))
     store._cache.clear()
-    caplog.set_level("WARNING", logger="pagesieve.profiles")
+    caplog.set_level("WARNING", logger="pagesieve.store.profiles")
     for _ in range(3):
         eff = store.effective("ann", "news.example")
         store._usable.clear()  # as after a commit by another process
@@ -189,7 +189,7 @@ def test_a_toggle_that_leaves_a_filter_without_what_it_needs_is_refused(tmp_path
 
 
 def test_a_switched_on_filter_goes_where_the_chain_order_holds(tmp_path):
-    from pagesieve.profiles import chain_for
+    from pagesieve.store.profiles import chain_for
 
     cfg, _ = load_cfg(tmp_path)
     # By the registry's order removed_links would follow ads, before image_captions (which removes
@@ -216,7 +216,7 @@ def test_a_switched_on_filter_goes_where_the_chain_order_holds(tmp_path):
     ("127.0.0.3", "127.0.0.3"),
 ])
 def test_a_site_is_read_from_whatever_a_person_pastes(pasted, host):
-    from pagesieve.profiles import normalize_host
+    from pagesieve.store.profiles import normalize_host
 
     assert normalize_host(pasted) == host
 
@@ -229,7 +229,7 @@ def test_a_site_is_read_from_whatever_a_person_pastes(pasted, host):
     ("x" * 100_000, "'" + "x" * 57 + "...': 100000 characters, too long for a site's address"),
 ])
 def test_a_site_that_is_not_one_is_refused_in_one_line(pasted, message):
-    from pagesieve.profiles import normalize_host
+    from pagesieve.store.profiles import normalize_host
 
     with pytest.raises(ValueError) as err:
         normalize_host(pasted)
@@ -237,7 +237,7 @@ def test_a_site_that_is_not_one_is_refused_in_one_line(pasted, message):
 
 
 def test_as_sent_bypasses_every_site_but_those_with_a_preset(tmp_path):
-    from pagesieve.profiles import AS_SENT
+    from pagesieve.store.profiles import AS_SENT
 
     cfg, _ = load_cfg(tmp_path)
     store = ProfileStore(cfg)
@@ -257,9 +257,9 @@ def test_the_settings_page_shows_every_user_setting_in_plain_words(tmp_path):
     import flask
     import lxml.html
 
-    from pagesieve import settings as S
+    from pagesieve.core import settings as S
+    from pagesieve.engine.output import OutputSettings
     from pagesieve.filters import FILTERS
-    from pagesieve.output import OutputSettings
     from pagesieve.proxy_addons.settings_page import TEMPLATES
     from tests.test_settings import NOT_PLAIN
 

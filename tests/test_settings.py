@@ -3,8 +3,8 @@ from typing import Literal
 
 import pytest
 
-from pagesieve import settings as S
-from pagesieve.errors import ConfigError
+from pagesieve.core import settings as S
+from pagesieve.core.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def test_bounds_are_inclusive():
 
 
 def test_every_declared_setting_has_a_doc():
-    from pagesieve.config import _sections, global_sections
+    from pagesieve.engine.config import _sections, global_sections
     from pagesieve.filters import FILTERS
 
     classes = [f.Settings for f in FILTERS.values()] + list(_sections().values()) + list(global_sections().values())
@@ -60,7 +60,7 @@ def test_every_declared_setting_has_a_doc():
 
 
 def test_every_setting_declares_a_known_scope_and_resources_are_the_operators():
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
     from pagesieve.filters import FILTERS
 
     sections = {**C._sections(), **C.global_sections()}
@@ -91,7 +91,7 @@ def test_an_undeclared_scope_is_operator_and_a_bad_one_is_a_declaration_bug():
 
 
 def test_lru_bounds_and_keeps_the_recently_used():
-    from pagesieve.lru import LRU
+    from pagesieve.core.lru import LRU
 
     cache = LRU(2)
     cache["a"], cache["b"] = 1, 2
@@ -103,8 +103,8 @@ def test_lru_bounds_and_keeps_the_recently_used():
 
 
 def test_filter_instances_are_bounded(monkeypatch):
-    from pagesieve import config as C
-    from pagesieve.lru import LRU
+    from pagesieve.core.lru import LRU
+    from pagesieve.engine import config as C
 
     monkeypatch.setattr(C, "_INSTANCES", LRU(3))
     cfg = C.load()
@@ -200,8 +200,8 @@ NOT_PLAIN = r"paper|issue|Readability|readability|WCAG|axe |pagesieve|WebAIM|Con
 def test_help_texts_of_user_settings_are_plain_words():
     import re
 
+    from pagesieve.engine.output import OutputSettings
     from pagesieve.filters import FILTERS
-    from pagesieve.output import OutputSettings
 
     found = []
     for prefix, cls in [*((f"filters.{n}", f.Settings) for n, f in FILTERS.items()), ("output", OutputSettings)]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagesieve.site_memory import MemorySite, SiteMemory
+from pagesieve.store.site_memory import MemorySite, SiteMemory
 
 
 class Clock:

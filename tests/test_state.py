@@ -1,11 +1,12 @@
-"""pagesieve.state's interface on SQLite (PostgreSQL: tests/scale/test_state_postgres.py)."""
+"""pagesieve.store.state's interface on SQLite (PostgreSQL: tests/scale/test_state_postgres.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pagesieve import state
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine.globals import StateSettings
+from pagesieve.store import state
 
 MIGRATIONS = [
     {"sqlite": "CREATE TABLE t (k TEXT PRIMARY KEY, v REAL NOT NULL);",
@@ -33,10 +34,10 @@ def test_transactions_are_all_or_nothing_and_other_connections_see_commits(tmp_p
 
 
 def test_open_database_picks_the_backend_and_names_the_setting(tmp_path):
-    s = state.StateSettings(path=str(tmp_path / "x.sqlite3"))
+    s = StateSettings(path=str(tmp_path / "x.sqlite3"))
     assert isinstance(state.open_database(s), state.SQLiteDatabase)
     assert state.location(s) == str(tmp_path / "x.sqlite3")
-    assert state.location(state.StateSettings(url="postgresql://u@h/d")) == "postgresql://u@h/d"
+    assert state.location(StateSettings(url="postgresql://u@h/d")) == "postgresql://u@h/d"
     with pytest.raises(ConfigError, match=r"state.url = 'mysql://u@h/d': expected postgresql://"):
         state.open_database("mysql://u@h/d")
     with pytest.raises(ConfigError, match="migration has no postgresql script"):

@@ -4,14 +4,15 @@ the plain predicate form (``//*[@role='main']``) selects, in the same order, on 
 import pytest
 from lxml import etree
 
-from pagesieve import dom, pagemeta
-from pagesieve.document import parse
-from pagesieve.filters import accessibility, ads, ignore, link_lists, main_content
+from pagesieve.analysis import furniture, scan
+from pagesieve.core import dom
+from pagesieve.engine.document import parse
+from pagesieve.filters import accessibility, ads, ignore, main_content
 
 PLAIN = [
     (ads.WITH_URL, "//*[@src or @href or @srcset or @poster or self::object[@data]]", "root"),
-    (link_lists._MAINS, "//main | //*[@role='main']", "root"),
-    (link_lists._ARTICLES, "//article | //*[@itemprop='articleBody']", "root"),
+    (furniture.MAINS, "//main | //*[@role='main']", "root"),
+    (furniture.ARTICLES, "//article | //*[@itemprop='articleBody']", "root"),
     (accessibility.MAINS, ".//main | .//*[@role='main']", "body"),
     (accessibility.ARIA_HIDDEN, ".//*[translate(normalize-space(@aria-hidden),'TRUE','true')='true']", "body"),
     (accessibility.POSITIVE_TABINDEX, ".//*[@tabindex and number(@tabindex) > 0]", "body"),
@@ -19,7 +20,7 @@ PLAIN = [
     (accessibility.ROLE_OWNERS, "descendant-or-self::*[@role]", "body"),
     (accessibility.LANG_OWNERS, ".//*[@lang]", "body"),
     (ignore.HIDDEN_DIVS, "descendant-or-self::div[@hidden]", "root"),
-    (pagemeta.ITEMTYPES, "//*[@itemtype]/@itemtype", "root"),
+    (scan.ITEMTYPES, "//*[@itemtype]/@itemtype", "root"),
     (main_content.HIDDEN, ".//*[(@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
                           "or translate(@type,'HIDEN','hiden')='hidden') and not(@role='tabpanel')]", "body"),
 ]

@@ -8,7 +8,7 @@ Each part is a setting; in the order they run:
 
 * ``lang`` — WCAG 3.1.1 (axe ``html-has-lang``, ``html-lang-valid``): keep the page's ``lang``
   (``en_US`` is repaired to ``en-US``), else take ``<body lang>``, else detect it from the text
-  (:mod:`pagesieve.lang`: script ranges + stop words, no dependency), else ``default_lang``. The
+  (:mod:`pagesieve.analysis.lang`: script ranges + stop words, no dependency), else ``default_lang``. The
   ``lang`` of a part of the page (WCAG 3.1.2, axe ``valid-lang``) is repaired the same way, or dropped
   when it is no language tag at all (the part then has the page's language).
 * ``zoom`` — WCAG 1.4.4 (axe ``meta-viewport``): ``user-scalable=no`` and a ``maximum-scale``
@@ -33,7 +33,7 @@ Each part is a setting; in the order they run:
   keyboard can reach it); icons and other small decorations keep it, and focusable ones without
   any text (an icon link beside its text link) leave the tab order (``tabindex=-1``) instead:
   exposed, they would be links without a name (axe ``link-name``).
-* ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.dom.is_data_table` does not
+* ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.core.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
   ``<div>`` blocks in reading order (row by row), its content untouched. Its colours stay: a
   ``bgcolor``/``background`` becomes the same inline style (WCAG 1.4.3, axe ``color-contrast``: text
@@ -151,7 +151,7 @@ Each part is a setting; in the order they run:
   a reader chain keeps the site's style sheet but not always the ancestors its link colours
   depended on.
 
-Structural edits happen on one :meth:`~pagesieve.chain.FilterContext.checkpoint` copy of the
+Structural edits happen on one :meth:`~pagesieve.engine.chain.FilterContext.checkpoint` copy of the
 body (undoable as a whole); each one is recorded with ``ctx.note`` and removals go through
 ``ctx.remove``.
 """
@@ -167,10 +167,11 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom, lang as langid
-from pagesieve.errors import ConfigError
+from pagesieve.analysis import lang as langid
+from pagesieve.core import dom
+from pagesieve.core.errors import ConfigError
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.settings import setting
 
 MAIN_ID = "pagesieve-main"
 #: A viewport's maximum-scale below this stops zooming (axe meta-viewport: 5 is best practice, WCAG 1.4.4's

@@ -7,7 +7,7 @@ common advertisement servers, the node of the DOM tree that contained the link i
 the "Ignore All Advertisements" box of the settings screen (Figure 1) switches it.
 
 The "list of common advertisement servers" is real EasyList-format lists (EasyList and
-EasyPrivacy by default, see :mod:`pagesieve.blocklists`) run by the ``adblock`` engine
+EasyPrivacy by default, see :mod:`pagesieve.analysis.blocklists`) run by the ``adblock`` engine
 (adblock-rust), which decides with the lists' network rules, ``@@`` exceptions and options
 such as ``$third-party`` or ``$script``:
 
@@ -41,14 +41,15 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import urljoin, urlsplit
 
-from cssselect import HTMLTranslator, SelectorError, parser as css
+from cssselect import HTMLTranslator, SelectorError
+from cssselect import parser as css
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
-from pagesieve.blocklists import DEBIAN_LISTS, DEBIAN_PACKAGE, DOWNLOADS, load_engine, with_downloads
+from pagesieve.analysis.blocklists import DEBIAN_LISTS, DEBIAN_PACKAGE, DOWNLOADS, load_engine, with_downloads
+from pagesieve.core import dom
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.settings import setting
 
 log = logging.getLogger("pagesieve.filters.ads")
 

@@ -29,138 +29,15 @@ explanation says so with the best sum found.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.pagemeta import Scan, meta_keys
-from pagesieve.settings import setting
 
 _UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
-
-#: The class of a headline element a reader filter puts first (the page's own heading moved, or one
-#: made from the page's metadata); ``pagesieve eval`` leaves it out of scoring, like the title.
-HEADLINE_CLASS = "pagesieve-headline"
-#: The <meta> elements that hold the page's title for sharing (``Scan.content``).
-_META_HEADLINE = meta_keys(property=("og:title", "twitter:title"), name=("og:title", "twitter:title"))
-_HWORD = re.compile(r"\w+", re.U)
-
-
-@dataclass(frozen=True)
-class Headline:
-    """The page's headline: its text, where it came from, and the page's own heading element when the
-    headline is one (``None`` when it comes from metadata only)."""
-
-    text: str
-    source: str
-    element: HtmlElement | None = None
-
-
-def _jsonld_headline(jsonld: list) -> str | None:
-    """The first schema.org ``headline`` in the page's JSON-LD (``Scan.jsonld``: parsed scripts)."""
-    def walk(obj):
-        if isinstance(obj, dict):
-            value = obj.get("headline")
-            if isinstance(value, str) and value.strip():
-                return value
-            for key in ("@graph", "mainEntity", "mainEntityOfPage"):
-                if key in obj:
-                    got = walk(obj[key])
-                    if got:
-                        return got
-        elif isinstance(obj, list):
-            for item in obj:
-                got = walk(item)
-                if got:
-                    return got
-        return None
-
-    for obj in jsonld:
-        try:
-            got = walk(obj)
-        except RecursionError:  # nested deeper than Python's stack
-            continue
-        if got:
-            return " ".join(got.split())
-    return None
-
-
-def same_words(a: str, b: str, share: float = 0.8) -> bool:
-    """True when the word sets of ``a`` and ``b`` share at least ``share`` of the shorter one and half
-    of the longer one (a headline and the same headline followed by the site's name)."""
-    x, y = _words(a), _words(b)
-    if not x or not y:
-        return False
-    common = len(x & y)
-    return common >= share * min(len(x), len(y)) and common >= 0.5 * max(len(x), len(y))
-
-
-#: The first ``<h2>`` headings of a page that may be its headline (a blog's template puts the site's name in
-#: the <h1> and the post's title in an <h2> above the post; further <h2> are its sections, comments and
-#: sidebar boxes).
-HEADLINE_H2S = 3
-#: An ``<h1>`` that shares this share of an ``<h2>``'s words says the same headline in other words (the
-#: story's title over a section that restates it): the <h1> stays the headline.
-HEADLINE_VARIANT = 0.5
-
-
-def _agreeing(title: str, h1s: list, h2s: list) -> HtmlElement | None:
-    """The heading that says what ``title`` (the page's metadata headline or ``<title>``) says: the
-    first ``<h1>`` that does (:func:`same_words`); on a page without ``<h1>`` the first of ``h2s`` that
-    does; on a page whose ``<h1>`` do not, the first of ``h2s`` whose words are all in the title and
-    make half of it or more (the title is that headline with the site's or section's name around it)
-    and that no ``<h1>`` restates (``HEADLINE_VARIANT``): the <h1> is then the site's name. None when
-    no heading says it."""
-    for h in h1s:
-        if same_words(title, dom.text_of(h)):
-            return h
-    if not h1s:
-        return next((h for h in h2s if same_words(title, dom.text_of(h))), None)
-    words = _words(title)
-    restated = [_words(dom.text_of(h)) for h in h1s]
-    for h in h2s:
-        own = _words(dom.text_of(h))
-        if (own and own <= words and len(own) >= 0.5 * len(words)
-                and not any(len(own & other) >= HEADLINE_VARIANT * len(own) for other in restated)):
-            return h
-    return None
-
-
-def _words(text: str) -> set[str]:
-    return set(_HWORD.findall(text.lower()))
-
-
-def page_headline(root: HtmlElement, scan: Scan | None = None) -> Headline | None:
-    """The page's headline: the schema.org ``headline``, else ``og:title``/``twitter:title`` — as the
-    page's own heading that says the same (:func:`_agreeing`: an ``<h1>``, else one of its first
-    ``HEADLINE_H2S`` ``<h2>``), when one does — else, when the page has no such metadata, its heading
-    that says what its ``<title>`` says — else the page's first ``<h1>``; ``None`` when the page has
-    none of these. So a heading that says what the metadata or the title says is preferred to an
-    ``<h1>`` that does not, the site's name (a blog whose <h1> is its name, the post's title an <h2>
-    that is also the <title>). ``scan``: the page as :class:`pagesieve.pagemeta.Scan` read it (read
-    now when not given)."""
-    if scan is None:
-        scan = Scan(root)
-    meta = _jsonld_headline(scan.jsonld)
-    source = "schema.org headline"
-    if not meta:
-        meta = next((" ".join(t.split()) for t in scan.content(_META_HEADLINE) if t.strip()), None)
-        source = "og:title"
-    h1s = [h for h in scan.h1 if dom.text_len(h)]
-    h2s = [h for h in scan.h2 if dom.text_len(h)][:HEADLINE_H2S]
-    if meta:
-        h = _agreeing(meta, h1s, h2s)
-        return Headline(dom.text_of(h), f"<{h.tag}> matching the {source}", h) if h is not None else Headline(meta, source)
-    h = _agreeing(scan.title, h1s, h2s) if scan.title else None
-    if h is not None:
-        return Headline(dom.text_of(h), f"<{h.tag}> matching the <title>", h)
-    if h1s:
-        return Headline(dom.text_of(h1s[0]), "first <h1>", h1s[0])
-    return None
-
 
 _MODES = ("mark", "keep")
 _CHOICES = ("first", "largest")

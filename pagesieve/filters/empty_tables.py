@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve import dom
+from pagesieve.core import dom
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.settings import setting
 
 
 @dataclass(frozen=True)

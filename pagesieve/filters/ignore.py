@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom, lazy_images, pagemeta
+from pagesieve.analysis import lazy_images, pagemeta
+from pagesieve.core import dom
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.settings import setting
 
 # <meta> that keep a page usable or safe: a Content-Security-Policy (the page's own only narrows what
 # may run; ours is among them), its encoding (re-declared on output anyway), the mobile

@@ -26,7 +26,7 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   caption is not diluted by every name the article mentions once. Below ``min_similarity`` →
   removed. A caption without entities, or an article without any, cannot be compared: the image is
   kept (``keep_without_entities``) and the explanation says why. So are captioned images of an
-  article whose text :func:`pagesieve.lang.detect` finds in another language than the model's
+  article whose text :func:`pagesieve.analysis.lang.detect` finds in another language than the model's
   (``same_language``): an English NER model finds noise, not names, in Italian or Russian text.
 * **Captions first** (most of the filter's time was NER over the article text, the long one): the
   captions go through NER together (one ``nlp.pipe`` call), and the article text only when its
@@ -65,10 +65,11 @@ from typing import Any
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom, lang
+from pagesieve.analysis import lang
+from pagesieve.core import dom
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
 from pagesieve.nlp import entities as nlp
-from pagesieve.settings import setting
 
 _NO_TEXT = frozenset({"script", "style", "template", "noscript"})
 
@@ -116,7 +117,7 @@ class ImageCaptionSettings:
               "names its main entities early; on scrapinghub 5000 gave the same F1 at 1.4x the filter's time).",
         minimum=100, maximum=1_000_000,
         group="advanced")
-    # Sources: Judge captions only when the article's language (pagesieve.lang's guess) is the model's or unknown;
+    # Sources: Judge captions only when the article's language (pagesieve.analysis.lang's guess) is the model's or unknown;
     # otherwise captioned images are kept.
     same_language: bool = setting(True, "Judge captions only when the article's language is the one the name finder "
                                         "knows (or unknown); otherwise pictures stay.",

@@ -31,15 +31,15 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
+from pagesieve.core.measure import chars
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.measure import chars
-from pagesieve.settings import setting
 
 _NTL, _LINK_CHARS, _LA, _NODES = range(4)
 
 
-_chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
+_chars = chars  # non-whitespace characters: the one helper (pagesieve.core.measure)
 
 
 @dataclass(frozen=True)

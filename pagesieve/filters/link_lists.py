@@ -80,37 +80,28 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom, pagemeta
+from pagesieve.analysis import pagemeta
+from pagesieve.analysis.furniture import (
+    CONTENT_TAGS,
+    furniture_of,
+    in_landmark,
+    semantic_main,
+)
+from pagesieve.analysis.headline import WORD, same_words
+from pagesieve.analysis.pagetype import PRICE
+from pagesieve.core import dom
+from pagesieve.core.measure import UNCOUNTED as _UNCOUNTED
+from pagesieve.core.measure import letters
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.measure import UNCOUNTED as _UNCOUNTED
-from pagesieve.measure import letters
-from pagesieve.pagetype import _PRICE
-from pagesieve.settings import setting
 
 _CELL_TAGS = frozenset({"td", "th"})
-_FURNITURE_TAGS = dom.FURNITURE_TAGS
-_FURNITURE_ROLES = dom.FURNITURE_ROLES
-#: Class/id words of page furniture: blocks so named never count as main content here ("widget" only
-#: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
-FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|mega|"
-                       r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
-_FURNITURE_NAMES = dom.NamePattern(FURNITURE)
-#: Never furniture by their names (a <body class="has-sidebar"> is still the page).
-_CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
-#: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
-#: the header of the nearest sectioning content).
-_SECTION_PARTS = frozenset({"header", "footer"})
-#: Predicates on attributes are written as the attributes' owners (``//@role[.='main']/..``): the same
-#: elements in document order; libxml2 walks attributes far faster than it tests a predicate on every element.
-_MAINS = etree.XPath("//main | //@role[.='main']/..")
-_ARTICLES = etree.XPath("//article | //@itemprop[.='articleBody']/..")
 
 
 @dataclass(frozen=True)
@@ -228,11 +219,11 @@ class LinkListFilter(Filter):
         stats = measure.links if measure is not None else _link_stats(body)
         article = ctx.article
         if article is None:
-            article = _semantic_main(page.root)
+            article = semantic_main(page.root)
             if article is not None:
                 ctx.note("protect", article, "the page's semantic main block stands in for the article")
         protected = set(article.iterancestors()) | {article} if article is not None else set()
-        furniture = _furniture(body, stats, s.page_share)
+        furniture = furniture_of(body, stats, s.page_share)
         grids = self._grids(body, stats, furniture)
         under = _under(page.url)
         holds_grid = {a for g in grids for a in g.iterancestors()}
@@ -386,7 +377,7 @@ class LinkListFilter(Filter):
             texty = 0
             for it in items:
                 _, link_letters, letters = stats[it]
-                if letters - link_letters >= s.item_letters or (letters and _PRICE.search(dom.text_of(it))):
+                if letters - link_letters >= s.item_letters or (letters and PRICE.search(dom.text_of(it))):
                     texty += 1
             if texty >= s.item_text_share * len(items):
                 out[node] = len(items)
@@ -401,12 +392,12 @@ class LinkListFilter(Filter):
         """At least PRICED_SHARE of the block's links (PRICED_MAX_LINKS at most) show a price in their
         text: product cards that are whole links (a shop's shelf: "MacBook Air From $999"), which a link
         farm's links never do. Tested last, on a block about to go (it costs a read of its text)."""
-        if links > PRICED_MAX_LINKS or not _PRICE.search(etree.tostring(node, method="text", encoding=str,
+        if links > PRICED_MAX_LINKS or not PRICE.search(etree.tostring(node, method="text", encoding=str,
                                                                           with_tail=False)):
             return False  # one search of the block's text (serialised in C) spares one per link
         priced = 0
         for a in node.iter("a"):
-            if a.get("href") is not None and _PRICE.search(dom.text_of(a)):
+            if a.get("href") is not None and PRICE.search(dom.text_of(a)):
                 priced += 1
                 if priced >= PRICED_SHARE * links:
                     return True
@@ -424,7 +415,7 @@ class LinkListFilter(Filter):
         out: set[HtmlElement] = set()
         node: HtmlElement | None = headline
         for _ in range(3):
-            if node is None or node.tag in _CONTENT_TAGS:
+            if node is None or node.tag in CONTENT_TAGS:
                 break
             near = [x for x in (node.getprevious(),) if x is not None]
             nxt = node.getnext()
@@ -542,126 +533,27 @@ def _headline(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
     """The heading (``<h1>``, else ``<h2>`` ... ``<h6>``, outside page furniture, first in document
     order) that says what the page's metadata headline (schema.org, ``og:title``), else its
     ``<title>``, says (or whose four or more words that title holds: "Headline | Section - Site")."""
-    from pagesieve.filters.article import _HWORD, same_words
-
     root = page.root
     found = pagemeta.of(page).headline  # read before the ignore filter dropped <meta> and JSON-LD
     if found is not None and found.element is not None and "matching" in found.source:
-        return found.element if not _in_landmark(found.element, body) else None
+        return found.element if not in_landmark(found.element, body) else None
     meta = found.text if found is not None and found.element is None else None
     if not meta:
         title = root.find(".//title")
         meta = " ".join((title.text_content() if title is not None else "").split())
     if not meta:
         return None
-    words = set(_HWORD.findall(meta.lower()))
+    words = set(WORD.findall(meta.lower()))
     for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
         for h in body.iter(tag):
-            if not dom.text_len(h) or h in furniture and _in_landmark(h, body):
+            if not dom.text_len(h) or h in furniture and in_landmark(h, body):
                 continue
             text = dom.text_of(h)
-            own = set(_HWORD.findall(text.lower()))
+            own = set(WORD.findall(text.lower()))
             # the same headline, or one whose words the title holds with the site's name and section
             if same_words(meta, text) or (len(own) >= 4 and len(own & words) >= 0.8 * len(own)):
                 return h
     return None
-
-
-def _in_landmark(el: HtmlElement, body: HtmlElement) -> bool:
-    """Whether ``el`` is inside page furniture by its markup (``<nav>``, ``<aside>``, a ``<header>`` or
-    ``<footer>`` not of an ``<article>``/``<main>``, their ARIA roles), not only by a block's name: the
-    heading that says what the page's title says is its headline also in a block named like a header
-    (a question's ``div#question-header``), never in the site's own banner or menu."""
-    for node in el.iterancestors():
-        if node is body:
-            return False
-        tag = node.tag
-        if tag in _SECTION_PARTS and any(a.tag in ("main", "article") for a in node.iterancestors()):
-            continue  # an article's or main's own header and footer are its parts
-        if tag in _FURNITURE_TAGS or (node.get("role") or "").lower() in _FURNITURE_ROLES:
-            return True
-    return False
-
-
-def _semantic_main(root: HtmlElement) -> HtmlElement | None:
-    """The page's one ``<main>`` (or ``role=main``), else its one ``<article>`` (or
-    ``itemprop=articleBody``); None when there is none or several."""
-    for xpath in (_MAINS, _ARTICLES):
-        found = [el for el in xpath(root) if isinstance(el.tag, str)]
-        if len(found) == 1:
-            return found[0]
-    return None
-
-
-def _furniture_block(body: HtmlElement, stats: dict | None = None,
-                     page_share: float = 0.5) -> Callable[[HtmlElement], bool]:
-    """The rule of :func:`_furniture` for one element under ``body``, its ancestors aside: whether it is
-    a furniture block itself (nav, header, footer, aside, their roles, a block named like a menu, a
-    sidebar, a footer, a related list — but not a block that holds the page's <main> or <article>,
-    whatever its name, nor, with ``stats``, a block holding ``page_share`` of the page's letters)."""
-    mains = list(body.iter("main", "article"))
-    holds_content = {a for m in mains for a in m.iterancestors()}
-    in_content = {d for m in mains for d in m.iterdescendants("header", "footer")}
-    page_letters = stats.get(body, (0, 0, 0))[2] if stats is not None else 0
-    named: dict[str, bool] = {}  # names -> whether they are furniture's (pages repeat their class names)
-
-    def block(el: HtmlElement) -> bool:
-        tag = el.tag  # read once: lxml builds the string on every read
-        if tag in _CONTENT_TAGS:
-            return False
-        # By tag or role first: furniture without reading the element's names.
-        if ((tag in _FURNITURE_TAGS and not (tag in _SECTION_PARTS and el in in_content))
-                or (el.get("role") or "").lower() in _FURNITURE_ROLES):
-            return True
-        names = f"{el.get('class') or ''} {el.get('id') or ''}"
-        furniture_named = named.get(names)
-        if furniture_named is None:
-            furniture_named = named[names] = bool(names.strip() and _FURNITURE_NAMES.found(names))
-        return (furniture_named and el not in holds_content
-                and not (page_letters and stats is not None
-                         and stats.get(el, (0, 0, 0))[2] >= page_share * page_letters))
-
-    return block
-
-
-def _furniture(body: HtmlElement, stats: dict | None = None, page_share: float = 0.5) -> set[HtmlElement]:
-    """Every element in or under page furniture (:func:`_furniture_block`'s blocks and everything under
-    them; a wrapper named ``page nonav`` holding ``page_share`` of the page's letters is the page, not
-    a menu)."""
-    block = _furniture_block(body, stats, page_share)
-    out: set[HtmlElement] = set()
-    for el in body.iter(dom.ELEMENT):
-        if el not in out and block(el):
-            out.update(el.iter())
-    return out
-
-
-def _in_furniture(body: HtmlElement) -> Callable[[HtmlElement], bool]:
-    """``lambda el: el in _furniture(body)`` (without ``stats``) for elements under ``body``, for a
-    caller that asks of a few: an element is furniture when it or an ancestor up to ``body`` is a
-    furniture block (:func:`_furniture_block`), so only the asked elements and their ancestors are
-    tested, each once — not every element of the page (``pagetype._repeated_items`` asks of the
-    blocks with three children or more: ~90 of a page's ~600 elements, tested ~4x faster)."""
-    block = _furniture_block(body)
-    known: dict[HtmlElement, bool] = {}  # element -> it or an ancestor is furniture
-
-    def test(el: HtmlElement) -> bool:
-        path = []  # el and its ancestors not tested yet, up to body
-        node: HtmlElement | None = el
-        inherited = False
-        while node is not None:
-            got = known.get(node)
-            if got is not None:
-                inherited = got
-                break
-            path.append(node)
-            node = node.getparent() if node is not body else None
-        for node in reversed(path):  # from the top down: under furniture, everything is
-            inherited = inherited or block(node)
-            known[node] = inherited
-        return inherited
-
-    return test
 
 
 _letters = letters
@@ -669,7 +561,7 @@ _letters = letters
 
 def _link_stats(top: HtmlElement) -> dict[HtmlElement, tuple[int, int, int]]:
     """Per element under ``top``: (links with href, letters inside links, all letters), in one pass
-    (what the page's shared measurement, :attr:`pagesieve.measure.TextMeasure.links`, holds and
+    (what the page's shared measurement, :attr:`pagesieve.core.measure.TextMeasure.links`, holds and
     keeps current; this walk is for a tree that is not measured).
 
     Children come before parents in reversed document order, so each element adds up its

@@ -97,7 +97,7 @@ the page's scripts nothing else can unfold them. Last, a block that repeats the 
 it in another place (a reply's preview of the post it answers, a mobile copy of a section) goes
 (``_drop_copies``).
 
-**Page type** (``pagesieve.pagetype.detect``, noted in ``--explain`` with its signals) changes the
+**Page type** (``pagesieve.analysis.pagetype.detect``, noted in ``--explain`` with its signals) changes the
 cleanup: on a forum thread, blocks named like comments or replies are the posts and stay; on
 listings, collections, product and documentation pages the link-density cleanup inside the content
 is off (the item lists and tables of contents are the content).
@@ -120,6 +120,7 @@ with a note.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -127,15 +128,14 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-import copy
-
-from pagesieve import dom, pagemeta
-from pagesieve.filters.article import HEADLINE_CLASS, same_words
+from pagesieve.analysis import pagemeta
+from pagesieve.analysis.furniture import semantic_main
+from pagesieve.analysis.headline import BYLINE_CLASS, HEADLINE_CLASS, same_words
+from pagesieve.analysis.pagetype import detect
+from pagesieve.core import dom
+from pagesieve.core.measure import chars
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.filters.link_lists import _semantic_main
-from pagesieve.measure import chars
-from pagesieve.pagetype import detect
-from pagesieve.settings import setting
 
 # Readability.js REGEXPS (mozilla/readability, Readability.js): blocks unlikely to be content,
 # and the class/id words that make a block more (positive) or less (negative) likely.
@@ -158,7 +158,7 @@ BOILERPLATE = re.compile(r"byline|author|dateline|writtenby|share|sharing|social
 _UNLIKELY_NAMES, _MAYBE_NAMES = dom.NamePattern(UNLIKELY), dom.NamePattern(MAYBE)
 _POSITIVE_NAMES, _NEGATIVE_NAMES = dom.NamePattern(POSITIVE), dom.NamePattern(NEGATIVE)
 _BOILERPLATE_NAMES = dom.NamePattern(BOILERPLATE)
-# The page type decides what is content (pagesieve.pagetype): on a forum thread the posts and
+# The page type decides what is content (pagesieve.analysis.pagetype): on a forum thread the posts and
 # comments are the content (their names are not boilerplate there); on listings, shop collections,
 # product and documentation pages the link-dense item lists and tables of contents are.
 POSTS_ARE_CONTENT = frozenset({"forum"})
@@ -231,7 +231,7 @@ _PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
 _ASCII_SPACES = bytes(c for c in range(128) if chr(c).isspace())
 
 
-_chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
+_chars = chars  # non-whitespace characters: the one helper (pagesieve.core.measure)
 
 
 #: A block of at least this many characters whose text repeats a block above it is a copy (_drop_copies).
@@ -670,7 +670,7 @@ class MainContentFilter(Filter):
         # declared types of JSON-LD, is not read: measured, the reader's F1 was lower with them on
         # wcxb-dev, issue 15) but for its add-to-cart control, which ignore removes with the other
         # buttons and forms: that is read from the page as parsed, as are the headline and byline
-        # (pagesieve.pagemeta). Measured on wcxb-dev: collection .705 -> .713, product +.002.
+        # (pagesieve.analysis.pagemeta). Measured on wcxb-dev: collection .705 -> .713, product +.002.
         meta = pagemeta.of(page)
         kind = detect(page.root, page.url, cart=meta.cart)
         ctx.note("page-type", body, f"page type: {kind.kind} ({kind.why()})",
@@ -710,7 +710,7 @@ class MainContentFilter(Filter):
             found = first
         top, top_score, chosen, scores, attempt = found
         chars = sum(st[c][_CHARS] for c in chosen)
-        semantic = _semantic_main(page.root) if s.main_share else None
+        semantic = semantic_main(page.root) if s.main_share else None
         if s.main_share:
             main = semantic
             ms = st.get(main) if main is not None else None
@@ -1126,12 +1126,6 @@ class MainContentFilter(Filter):
         return None
 
 
-#: The class of the byline/date line put after the headline (``pagesieve eval`` leaves it out of scoring).
-BYLINE_CLASS = "pagesieve-byline"
-#: The <meta> elements naming the author and the publication date (``pagemeta.Scan.content``).
-_AUTHOR_META = pagemeta.meta_keys(name=("author", "article:author", "byl", "dc.creator"), property=("article:author",))
-_DATE_META = pagemeta.meta_keys(property=("article:published_time",), itemprop=("datePublished",),
-                                name=("article:published_time", "date", "pubdate"))
 _SITE_SEP = re.compile(r"\s+[|–—]\s+|\s+-\s+")
 
 
@@ -1179,17 +1173,6 @@ def _even_items(parent: HtmlElement, st) -> bool:
             groups.setdefault((child.tag, child.get("class") or ""), []).append(st[child][_CHARS])
     items = max(groups.values(), key=len, default=[])
     return bool(items) and max(items) <= GRID_ITEM_SHARE * max(1, sum(items))
-
-
-def _byline(root: HtmlElement, scan: pagemeta.Scan | None = None) -> str | None:
-    """"By <author> · <date>" from the page's metadata (the author when it is not an address);
-    ``scan``: the page as :class:`pagesieve.pagemeta.Scan` read it (read now when not given)."""
-    if scan is None:
-        scan = pagemeta.Scan(root)
-    author = next((" ".join(a.split()) for a in scan.content(_AUTHOR_META) if a.strip() and "://" not in a), "")
-    date = next((d.strip()[:10] for d in scan.content(_DATE_META) if re.match(r"\d{4}-\d{2}-\d{2}", d.strip())), "")
-    parts = ([f"By {author}"] if author else []) + ([date] if date else [])
-    return " · ".join(parts) or None
 
 
 def _strip_site(title: str) -> str:

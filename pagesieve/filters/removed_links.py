@@ -49,10 +49,10 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
+from pagesieve.core.measure import words
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.measure import words
-from pagesieve.settings import setting
 
 #: The class of the section, for style sheets and for tests.
 SECTION_CLASS = "pagesieve-removed-links"

@@ -60,10 +60,10 @@ from dataclasses import dataclass, field
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
-from pagesieve.errors import ConfigError
+from pagesieve.core import dom
+from pagesieve.core.errors import ConfigError
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.settings import setting
 
 _MODES = ("mark", "keep")
 _UNCOUNTED = frozenset({"script", "style", "template"})

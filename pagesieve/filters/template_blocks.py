@@ -22,7 +22,7 @@ function and its threshold ε = 0.9).
    block is removed; ``<body>`` never is.
 
 The "set of pages of a class" is the site's recent pages: ``ctx.state.store`` (see
-:mod:`pagesieve.site_memory`), bounded by ``max_pages`` and ``max_age_days``. After deciding,
+:mod:`pagesieve.store.site_memory`), bounded by ``max_pages`` and ``max_age_days``. After deciding,
 the filter records this page's blocks there (it learns while the user browses). Without a
 store (offline, without ``--sibling`` pages) it does nothing and notes why.
 """
@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.settings import setting
 
 WORDS = re.compile(r"\w+", re.UNICODE)
 _SKIPPED = frozenset({"script", "style", "template", "noscript", "head"})

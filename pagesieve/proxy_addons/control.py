@@ -2,7 +2,7 @@
 the one-page bypass that only a person can ask for.
 
 **The control.** Every filtered HTML page gets a small landmark right after its skip link (where the
-chain's output leaves room: :attr:`pagesieve.chain.ChainResult.slot`), drawn from
+chain's output leaves room: :attr:`pagesieve.engine.chain.ChainResult.slot`), drawn from
 ``templates/control.html``: a ``<nav>`` labelled by its heading, with
 
 * *Show original* — this page as the site sent it (a link that carries a bypass token, below);
@@ -41,7 +41,7 @@ from typing import Any
 
 import jinja2
 
-from pagesieve.lru import LRU
+from pagesieve.core.lru import LRU
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -166,7 +166,7 @@ class PageControl:
         """The settings page's address for a page of ``scheme``: https for an https page (the proxy
         answers it itself, :class:`SettingsTunnel`), so its form is no insecure form on a secure page."""
         cfg = self.source.cfg
-        host = cfg.globals["users"].settings_host if cfg is not None else "pagesieve.settings"
+        host = cfg.globals["users"].settings_host if cfg is not None else "pagesieve.core.settings"
         return f"{'https' if scheme == 'https' else 'http'}://{host}/"
 
     # -- tokens --------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ class PageControl:
     # -- markup --------------------------------------------------------------------------------
     def html(self, user: str, url: str, host: str, removed: int, removed_key: str | None) -> str:
         """The control's markup for one filtered page (its settings links in the page's scheme)."""
-        from pagesieve.profiles import normalize_host
+        from pagesieve.store.profiles import normalize_host
 
         settings = self.settings_for(url.split(":", 1)[0])
         try:

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 import flask
 
-from pagesieve.errors import ConfigError, StateUnavailable
-from pagesieve.profiles import SiteRule, normalize_host
+from pagesieve.core.errors import ConfigError, StateUnavailable
 from pagesieve.proxy_addons.control import ALWAYS_PATH, REMOVED_PATH, PageControl, PageRemovals
+from pagesieve.store.profiles import SiteRule, normalize_host
 
 log = logging.getLogger("pagesieve.proxy")
 

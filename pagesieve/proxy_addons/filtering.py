@@ -33,10 +33,10 @@ from mitmproxy.net import encoding
 from mitmproxy.net.http.headers import parse_content_type
 from mitmproxy.utils.human import parse_size
 
-from pagesieve.document import looks_binary, web_label
-from pagesieve.errors import ConfigError, StateUnavailable
-from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
+from pagesieve.core.errors import ConfigError, StateUnavailable
+from pagesieve.engine.document import looks_binary, web_label
 from pagesieve.proxy_addons import warm
+from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
 from pagesieve.proxy_addons.control import OWN_PAGE_HEADERS, PageControl, take_bypass_param
 from pagesieve.proxy_addons.identity import USER_KEY
 from pagesieve.proxy_addons.options import ConfigSource
@@ -193,7 +193,7 @@ class Declutter:
         settings = cfg.globals.get("state")
         state_path = None
         if settings is not None and (settings.url or settings.path != ":memory:"):
-            from pagesieve.state import location
+            from pagesieve.store.state import location
 
             state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
         key, spec = self._spec_for(self.source.preset or cfg.default_preset, {})

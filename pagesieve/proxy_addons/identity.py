@@ -6,16 +6,16 @@ does (same header parsing, ``407 Proxy Authentication Required`` with the realm 
 ``flow.metadata["proxyauth"]``) — but without blocking the event loop: proxyauth calls its
 validator synchronously in its hooks, and a bcrypt check (cost 12) there stalls every client.
 Here the hooks are async and a password is checked in a small thread pool
-(:data:`BCRYPT_THREADS`) against ``users.htpasswd`` (:class:`pagesieve.users.Htpasswd`:
+(:data:`BCRYPT_THREADS`) against ``users.htpasswd`` (:class:`pagesieve.store.users.Htpasswd`:
 re-read when the file changes; verdicts remembered, so a pair costs one bcrypt). Failed logins
-are limited per client address and per (user name, address) (:class:`pagesieve.users.FailureLimiter`,
+are limited per client address and per (user name, address) (:class:`pagesieve.store.users.FailureLimiter`,
 an attempt counted as failed from the moment its check starts): past the limit a client gets
 ``403`` with ``Retry-After`` at once, and a remembered good password still works.
 
 Guessing must not delay real users: a remembered good pair never waits for a check; at most
-:data:`~pagesieve.users.MAX_CHECKS_PER_ADDRESS` checks per address and :data:`MAX_PENDING_CHECKS`
+:data:`~pagesieve.store.users.MAX_CHECKS_PER_ADDRESS` checks per address and :data:`MAX_PENDING_CHECKS`
 in all are under way or queued, a further attempt is answered ``407`` with ``Retry-After`` at once.
-The directory (``directory:``, :mod:`pagesieve.users_ldap`) is asked for names not in the
+The directory (``directory:``, :mod:`pagesieve.store.users_ldap`) is asked for names not in the
 htpasswd file, in its own thread, never in the bcrypt threads, so a hung directory delays no htpasswd user; when it cannot be asked the
 client gets ``503`` with ``Retry-After`` and the attempt does not count as a failed login.
 mitmproxy's own ``proxyauth`` option must stay unset with ``users.auth``.
@@ -23,7 +23,7 @@ The user name comes only from ``flow.metadata["proxyauth"]``: no request header 
 identity. With auth off everyone is the ``default`` user.
 
 For each request the user's effective settings on that site
-(:meth:`pagesieve.profiles.ProfileStore.effective`: preset, overrides, per-site rule) go to
+(:meth:`pagesieve.store.profiles.ProfileStore.effective`: preset, overrides, per-site rule) go to
 ``flow.metadata["pagesieve.profile"]`` for the filtering addon; the user name to
 ``flow.metadata["pagesieve.user"]`` for the settings page.
 """
@@ -44,9 +44,9 @@ from mitmproxy import connection, ctx, exceptions, http
 from mitmproxy.addons.proxyauth import http_auth_header, is_http_proxy, parse_http_basic_auth
 from mitmproxy.net.http import status_codes
 
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
 from pagesieve.proxy_addons.options import ConfigSource
-from pagesieve.users_ldap import DirectoryUnavailable
+from pagesieve.store.users_ldap import DirectoryUnavailable
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -70,7 +70,7 @@ class HtpasswdValidator:
     """The callable mitmproxy's ``proxyauth`` addon asks: ``validator(user, password) -> bool``."""
 
     def __init__(self, path: str) -> None:
-        from pagesieve.users import Htpasswd
+        from pagesieve.store.users import Htpasswd
 
         self.htpasswd = Htpasswd(path)
         self.htpasswd.read()  # a malformed file fails at start-up, not on the first request
@@ -126,7 +126,7 @@ class Identity:
         self.auth = users.auth
         self.realm = users.realm
         if users.auth:
-            from pagesieve.users import FailureLimiter, dummy_hash
+            from pagesieve.store.users import FailureLimiter, dummy_hash
 
             if getattr(ctx.options, "proxyauth", None):
                 raise exceptions.OptionsError("users.auth is on: leave mitmproxy's proxyauth option unset "
@@ -141,7 +141,7 @@ class Identity:
             try:
                 self.validator = HtpasswdValidator(str(path))
                 if directory and directory.url:  # directory logins after htpasswd
-                    from pagesieve.users_ldap import DirectoryValidator
+                    from pagesieve.store.users_ldap import DirectoryValidator
 
                     self.directory = DirectoryValidator(directory)
                 else:
@@ -161,7 +161,7 @@ class Identity:
             self.validator = None
         key = (id(cfg), cfg.globals["state"].path)
         if key != self._store_key:
-            from pagesieve.profiles import ProfileStore
+            from pagesieve.store.profiles import ProfileStore
 
             try:
                 store = ProfileStore(cfg)
@@ -289,7 +289,7 @@ class Identity:
 
     def user_of(self, flow: http.HTTPFlow) -> str | None:
         """The authenticated user, ``default`` without auth, None when authentication failed."""
-        from pagesieve.users import DEFAULT_USER
+        from pagesieve.store.users import DEFAULT_USER
 
         if not self.auth:
             return DEFAULT_USER

@@ -23,8 +23,8 @@ import socket
 import sys
 from pathlib import Path
 
-from pagesieve import config as C
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine import config as C
 
 log = logging.getLogger("pagesieve.proxy")
 

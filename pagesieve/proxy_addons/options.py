@@ -1,12 +1,12 @@
 """The proxy's settings (the global ``proxy:`` section) and the addon that holds the configuration.
 
-:class:`ProxySettings` is declared in :mod:`pagesieve.globals` (below the proxy, so the engine reads it
+:class:`ProxySettings` is declared in :mod:`pagesieve.engine.globals` (below the proxy, so the engine reads it
 without mitmproxy).
 :class:`ConfigSource` is the first pagesieve addon: it declares the mitmproxy options
 ``pagesieve_config`` (a config file) and ``pagesieve_preset`` (the default preset), loads and
 validates the file when they change — a bad file is refused with mitmproxy's own option error,
 and the configuration in use stays as it was — and hands the loaded
-:class:`~pagesieve.config.Config` to the addons after it (``source.cfg``).
+:class:`~pagesieve.engine.config.Config` to the addons after it (``source.cfg``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 
 from mitmproxy import ctx, exceptions
 
-from pagesieve import config as C
-from pagesieve.errors import ConfigError
-from pagesieve.globals import ProxySettings
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine import config as C
+from pagesieve.engine.globals import ProxySettings
 
 __all__ = ["ConfigSource", "ProxySettings"]
 

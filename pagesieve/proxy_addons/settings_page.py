@@ -16,8 +16,8 @@ Plain HTML: one form, every control with a ``<label>`` and its explanation tied 
 (``aria-invalid``), and a folded section holding one is drawn open. No JavaScript, no external
 resources; ``Content-Security-Policy`` allows nothing else.
 
-Values go through one converter, :func:`pagesieve.settings.from_text` (numbers must be finite,
-texts are length-limited as declared), and sites through :func:`pagesieve.profiles.normalize_host`
+Values go through one converter, :func:`pagesieve.core.settings.from_text` (numbers must be finite,
+texts are length-limited as declared), and sites through :func:`pagesieve.store.profiles.normalize_host`
 (a pasted address gives its host). When any field is refused, nothing is saved.
 
 Security: the user is whoever the proxy authenticated (``flow.metadata["pagesieve.user"]`` from
@@ -49,16 +49,24 @@ from mitmproxy import http
 from mitmproxy.addons import asgiapp
 from werkzeug.exceptions import HTTPException
 
-from pagesieve import settings as S
-from pagesieve.config import check_user_key, scope_of
-from pagesieve.errors import ConfigError, StateUnavailable
+from pagesieve.core import settings as S
+from pagesieve.core.errors import ConfigError, StateUnavailable
+from pagesieve.engine.config import check_user_key, scope_of
 from pagesieve.filters import FILTERS
-from pagesieve.profiles import (AS_SENT, MAX_SITE_RULES, Profile, ProfileError, SiteRule, chain_for,
-                                normalize_host, overrides_tree)
 from pagesieve.proxy_addons.control import PageControl
 from pagesieve.proxy_addons.control_pages import add_routes as add_control_routes
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
 from pagesieve.proxy_addons.options import ConfigSource
+from pagesieve.store.profiles import (
+    AS_SENT,
+    MAX_SITE_RULES,
+    Profile,
+    ProfileError,
+    SiteRule,
+    chain_for,
+    normalize_host,
+    overrides_tree,
+)
 
 log = logging.getLogger("pagesieve.proxy")
 

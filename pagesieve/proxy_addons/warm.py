@@ -14,7 +14,7 @@ and a worker's first page costs what its hundredth does.
 Not a plain fork of the proxy: the proxy runs threads (mitmproxy, asyncio's executors) and a fork
 would copy their locks mid-use. The forkserver is a fresh, single-threaded process started with
 exec; it inherits the proxy's environment, which carries the warm spec (:data:`ENV`: the proxy's
-pid and a base64 pickle of the :class:`~pagesieve.config.ChainSpec`) to :func:`_preload`, run when multiprocessing
+pid and a base64 pickle of the :class:`~pagesieve.engine.config.ChainSpec`) to :func:`_preload`, run when multiprocessing
 imports this module there. Without the forkserver start method (not POSIX) workers are spawned
 and warm themselves up, as before.
 """
@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import signal
 import time
 from importlib import resources
 from typing import Any
@@ -44,7 +45,7 @@ WARMUP_PAGE = "warmup.html"
 
 
 def warm_up(chain: Any) -> float:
-    """Send :data:`WARMUP_PAGE` through ``chain`` (a :class:`~pagesieve.chain.Chain`); seconds taken.
+    """Send :data:`WARMUP_PAGE` through ``chain`` (a :class:`~pagesieve.engine.chain.Chain`); seconds taken.
     A failure is logged and otherwise ignored: the chain is still usable, only colder."""
     t0 = time.perf_counter()
     try:
@@ -78,6 +79,31 @@ def start(warm_spec: Any) -> None:
         forkserver.ensure_running()
 
 
+#: prctl option: the signal the kernel sends this process when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> bool:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``prctl``), so nothing
+    of the proxy lives on after a ``kill -9``; False where that cannot be asked (not Linux).
+    The parent is the *thread* that forked this process: call it in a process started from a
+    thread that lives as long as its parent does. Checks, after asking, that the parent is not
+    already gone (then this process exits at once)."""
+    import ctypes
+    import ctypes.util
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if parent == 1 or os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    return True
+
+
 def _preload() -> None:
     """In the forkserver: build the warm chain, then freeze what exists for the workers to share."""
     global PRELOADED
@@ -85,12 +111,10 @@ def _preload() -> None:
     if not data or owner != str(os.getppid()):
         return
     # Die with the proxy (a kill -9 of it too); the workers die with this process in turn.
-    from pagesieve.proxy_addons.worker import die_with_parent
-
     die_with_parent()
     t0 = time.perf_counter()
     try:
-        from pagesieve import config as C
+        from pagesieve.engine import config as C
 
         chain = C.build_chain(pickle.loads(base64.b64decode(data)))
     except Exception:  # noqa: BLE001 - a failed preload only means workers warm up themselves

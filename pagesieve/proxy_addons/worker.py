@@ -1,7 +1,7 @@
 """What runs in the proxy's worker processes: one page through the chain, bounded in time.
 
 The proxy's event loop never runs a filter. It sends a :class:`Job` (the key of a
-:class:`~pagesieve.config.ChainSpec`, the decoded body, the URL, the declared charset, the site)
+:class:`~pagesieve.engine.config.ChainSpec`, the decoded body, the URL, the declared charset, the site)
 over a pipe to a worker process of its :class:`~pagesieve.proxy_addons.pool.WorkerPool`;
 :func:`serve` runs there: :func:`init_worker` warms the process up (builds the default preset's
 chain, so rule lists and models load before the first page) and :func:`filter_page` answers each
@@ -18,7 +18,7 @@ ended by the pool, which kills that process and starts another.
 
 A worker dies with the proxy: it leaves its loop when the proxy's end of the pipe closes, and it
 asks the kernel to kill it when its parent (the forkserver, or the proxy where workers are
-spawned) dies (:func:`die_with_parent`); the forkserver asks the same of the proxy.
+spawned) dies (:func:`pagesieve.proxy_addons.warm.die_with_parent`); the forkserver asks the same of the proxy.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
+
+from pagesieve.proxy_addons import warm
 
 log = logging.getLogger("pagesieve.proxy.worker")
 
@@ -49,7 +51,7 @@ SPEC_CACHE_SIZE = 64
 @dataclass(frozen=True)
 class Job:
     spec_key: str  # identifies ``spec``; a worker that holds it needs no spec
-    spec: Any  # pagesieve.config.ChainSpec, or None: the worker should hold spec_key already
+    spec: Any  # pagesieve.engine.config.ChainSpec, or None: the worker should hold spec_key already
     body: bytes
     url: str | None
     charset: str | None
@@ -103,7 +105,7 @@ class _Interrupted(BaseException):
     ``except Exception`` boundaries must not swallow it)."""
 
 
-_SITES: Any = None  # pagesieve.site_memory.SiteMemory in this worker, if built and configured
+_SITES: Any = None  # pagesieve.store.site_memory.SiteMemory in this worker, if built and configured
 _ALARM = False  # True in a worker process set up by init_worker (its SIGALRM handler installed)
 _CHAINS: OrderedDict[str, Any] = OrderedDict()  # spec key -> its Filterer (this process's LRU)
 
@@ -130,7 +132,7 @@ def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: 
     """Process initializer: ignore Ctrl-C (the proxy shuts the pool down), lower its CPU priority
     by ``niceness`` (``proxy.worker_niceness``: under load the proxy's relaying of every response
     comes first, filtering second), warm up the chain, open the per-site memory when
-    pagesieve.site_memory exists and a state path is configured."""
+    pagesieve.store.site_memory exists and a state path is configured."""
     global _SITES, _ALARM
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness:
@@ -142,15 +144,13 @@ def init_worker(warm_spec: Any = None, state_path: str | None = None, warm_key: 
     _ALARM = True
     if warm_spec is not None:
         filterer = _chain(warm_key or "warm", warm_spec)
-        from pagesieve.proxy_addons import warm
-
         if not warm.PRELOADED:  # spawned, not forked from a warmed forkserver: warm this process
             warm.warm_up(filterer.chain)
     if state_path:
         try:
-            from pagesieve.site_memory import SiteMemory
+            from pagesieve.store.site_memory import SiteMemory
         except ModuleNotFoundError as err:
-            if err.name != "pagesieve.site_memory":
+            if err.name != "pagesieve.store.site_memory":
                 raise
         else:
             _SITES = _open_sites(SiteMemory, state_path)
@@ -164,7 +164,7 @@ SITE_MEMORY_ATTEMPTS = 3
 def _open_sites(factory: Any, path: str) -> Any:
     """The per-site memory, or None (one log line) when it cannot be opened: pages are then
     filtered without it, as offline."""
-    from pagesieve.errors import PagesieveError
+    from pagesieve.core.errors import PagesieveError
 
     for attempt in range(SITE_MEMORY_ATTEMPTS):
         try:
@@ -204,36 +204,11 @@ def _release_memory(page_bytes: int) -> None:
         _TRIM(0)
 
 
-#: prctl option: the signal the kernel sends this process when its parent dies (linux/prctl.h).
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> bool:
-    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``prctl``), so nothing
-    of the proxy lives on after a ``kill -9``; False where that cannot be asked (not Linux).
-    The parent is the *thread* that forked this process: call it in a process started from a
-    thread that lives as long as its parent does. Checks, after asking, that the parent is not
-    already gone (then this process exits at once)."""
-    import ctypes
-    import ctypes.util
-
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-            return False
-    except (OSError, AttributeError):
-        return False
-    if parent == 1 or os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
-    return True
-
-
 def serve(conn: Any, initargs: tuple) -> None:
     """A worker process's main loop: warm up, say ``("ready", pid)`` (or ``("failed", why)``),
     then answer each :class:`Job` received on ``conn`` with its :class:`Outcome`, until the proxy
     closes its end."""
-    die_with_parent()
+    warm.die_with_parent()
     try:
         init_worker(*initargs)
     except BaseException as err:
@@ -254,7 +229,7 @@ def _on_alarm(signum, frame) -> None:
 
 def filter_page(job: Job) -> Outcome:
     """Run ``job`` through its chain; never raises for a page (the reason is in the outcome)."""
-    from pagesieve.errors import InputError
+    from pagesieve.core.errors import InputError
 
     alarm = _ALARM and threading.current_thread() is threading.main_thread()
     if alarm:

@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pagesieve import config as C
-from pagesieve.chain import Chain
-from pagesieve.document import parse
-from pagesieve.output import render
+from pagesieve.engine import config as C
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.document import parse
+from pagesieve.engine.output import render
 
 #: "Among the first three nodes with a name" (issue 17).
 EARLY = 3

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from pagesieve import config as C
-from pagesieve.document import parse, serialize
+from pagesieve.engine import config as C
+from pagesieve.engine.document import parse, serialize
 from tests.a11y.axe_run import GATE_PAGES, GATE_PAGES_PER_TYPE, PRESETS, gated, sample
 from tests.conftest import run_filters
 

@@ -20,10 +20,10 @@ import os
 import pytest
 
 from benchmarks.see import LOWERED_PX, Browser, See, lines_of, sentences, snapshots
-from pagesieve.chain import Chain
-from pagesieve.config import SafetySettings
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.config import SafetySettings
+from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.base import Filter
-from pagesieve.output import OutputSettings
 from tests.a11y.axe_run import CHROMIUM, CorpusPage, sample
 
 pytestmark = pytest.mark.slow

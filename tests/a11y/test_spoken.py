@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagesieve.document import parse
+from pagesieve.engine.document import parse
 from tests.a11y.axe_run import sample
 from tests.a11y.spoken import REMOVED_LIST, check_page
 
@@ -65,7 +65,7 @@ def test_skip_link_first_one_h1_removed_links_last(axe, cfg, page, preset):
     assert outcome.checks["headline_early"], outcome.first  # the <h1> among the first three named nodes
     assert outcome.checks["list_last"] is not False
     # A collapsed list (a closed <details>) must keep its links out of what is spoken.
-    res = __import__("pagesieve.config", fromlist=["build_chain"]).build_chain(cfg.resolve(preset)).process(
+    res = __import__("pagesieve.engine.config", fromlist=["build_chain"]).build_chain(cfg.resolve(preset)).process(
         page.path.read_bytes(), url=page.url or None)
     lists = parse(res.body).body.xpath(REMOVED_LIST)
     if lists and lists[0].xpath(".//details[not(@open)]"):

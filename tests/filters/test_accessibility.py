@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from pagesieve import dom, settings as S
-from pagesieve.document import parse, serialize
-from pagesieve.errors import ConfigError
+from pagesieve.core import dom
+from pagesieve.core import settings as S
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine.document import parse, serialize
+from pagesieve.engine.output import OutputSettings, render, to_text
 from pagesieve.filters import FILTERS
 from pagesieve.filters.accessibility import FOCUSABLE, LATER_CLASS, LINK_STYLE, MAIN_ID, SKIP_CLASS, SKIP_STYLE
-from pagesieve.output import OutputSettings, render, to_text
 from tests.conftest import REPO, run_filter, run_filters
 from tests.filters.test_article import para
 
@@ -473,7 +474,7 @@ def test_reader_colors_only_when_asked(on):
 
 
 def test_reader_preset_draws_in_reader_colors(cfg):
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
     assert C.build_chain(cfg.resolve("reader")).filters[-1].settings.reader_colors
     assert not C.build_chain(cfg.resolve("declutter")).filters[-1].settings.reader_colors
 

@@ -6,15 +6,15 @@ from pathlib import Path
 import adblock
 import pytest
 
-from pagesieve import blocklists
-from pagesieve import settings as S
-from pagesieve.chain import Chain
-from pagesieve.config import SafetySettings
-from pagesieve.document import parse
-from pagesieve.errors import ConfigError
+from pagesieve.analysis import blocklists
+from pagesieve.core import settings as S
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.config import SafetySettings
+from pagesieve.engine.document import parse
+from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.ads import AdsFilter, compile_selector
 from pagesieve.filters.base import Filter
-from pagesieve.output import OutputSettings
 from tests.conftest import run_filter
 
 RULES = """[Adblock Plus 2.0]
@@ -272,9 +272,9 @@ def test_share_guard_ignores_small_matches(tmp_path):
 def test_missing_list_logs_one_clear_line_and_removes_nothing(tmp_path, caplog):
     missing = str(tmp_path / "nowhere" / "easylist.txt")
     html = page_of('<img id=x src="https://ads.example.com/b.png"><div id=y class=ad-banner>Ad</div>')
-    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.analysis.blocklists"):
         page, state, stats = run_filter("ads", html, url=URL, lists=[missing], cache_dir=None)
-    lines = [r.getMessage() for r in caplog.records if r.name == "pagesieve.blocklists"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "pagesieve.analysis.blocklists"]
     assert len(lines) == 1
     assert missing in lines[0] and "not found" in lines[0]
     assert [r.getMessage().split(";")[0] for r in caplog.records if r.name == "pagesieve.filters.ads"] == [
@@ -289,7 +289,7 @@ def test_missing_debian_list_names_the_package():
 
 
 def test_one_missing_list_of_two(tmp_path, rules, caplog):
-    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.analysis.blocklists"):
         page, _, _ = run_filter("ads", page_of('<img id=x src="https://ads.example.com/b.png">'), url=URL,
                                 lists=[str(tmp_path / "gone.txt"), str(rules)], cache_dir=None)
     assert "x" not in ids(page) and len(caplog.records) == 1
@@ -320,7 +320,7 @@ def test_corrupt_engine_cache_is_rebuilt(tmp_path, rules, caplog):
     cache = tmp_path / "cache"
     first = blocklists.load_engine((str(rules),), str(cache), 24)
     first.cache_file.write_bytes(b"not an engine")
-    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.analysis.blocklists"):
         again = blocklists.load_engine((str(rules),), str(cache), 24)
     assert not again.from_cache and again.engine.check_network_urls("https://ads.example.com/x", URL, "image").matched
     assert "unreadable" in caplog.records[0].getMessage()
@@ -372,14 +372,14 @@ def test_url_list_fetched_once_per_refresh_period(tmp_path, list_server, caplog)
     assert list_server.hits == 2  # refresh_hours 0: fetched at every start
     url = list_server.url
     list_server.stop()
-    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.analysis.blocklists"):
         stale = blocklists.load_engine((url,), cache, 0)
     assert stale.engine is not None and "using the cached copy" in caplog.records[0].getMessage()
     list_server.server = type("Stopped", (), {"shutdown": lambda s: None, "server_close": lambda s: None})()
 
 
 def test_unreachable_url_list_without_cache(caplog):
-    with caplog.at_level(logging.WARNING, logger="pagesieve.blocklists"):
+    with caplog.at_level(logging.WARNING, logger="pagesieve.analysis.blocklists"):
         out = blocklists.load_engine(("http://127.0.0.1:9/easylist.txt",), None, 24)
     assert out.engine is None and "download failed" in caplog.records[0].getMessage()
 
@@ -582,7 +582,7 @@ def test_other_selectors_go_through_cssselect(selector):
 def test_the_page_index_lists_the_elements_with_url_as_the_xpath_does_and_forgets_removed_ones():
     """One walk serves both kinds of rules: the index's with_url are WITH_URL's elements, same order;
     after removals, forget() leaves the classes and ids a walk of the changed page would read."""
-    from pagesieve import dom
+    from pagesieve.core import dom
     from pagesieve.filters.ads import WITH_URL, PageIndex
     html = page_of('<div class="a b" id=top><img src=x.png class=b><a href=/p>p</a><object data=o.swf></object>'
                    '<embed data=e.swf><video poster=p.jpg></video><img srcset="a.png 1x"><svg><use xlink:href=#i>'

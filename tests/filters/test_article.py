@@ -2,7 +2,7 @@
 
 import pytest
 
-from pagesieve import dom
+from pagesieve.core import dom
 from pagesieve.filters.article import paragraph_sums
 from tests.conftest import run_filter
 
@@ -95,6 +95,7 @@ def test_script_and_style_text_never_counts():
 def test_corpus_articles_are_found(corpus):
     """On real pages the rule finds an article on most of them and it holds much of the main text."""
     import re
+
     from tests.conftest import run_filters
 
     found, recall = 0, []
@@ -112,8 +113,8 @@ def test_corpus_articles_are_found(corpus):
 
 
 def _headline_of(head: str, body: str):
-    from pagesieve.document import parse
-    from pagesieve.filters.article import page_headline
+    from pagesieve.analysis.headline import page_headline
+    from pagesieve.engine.document import parse
 
     got = page_headline(parse(f"<html><head>{head}</head><body>{body}</body></html>".encode()).root)
     return (got.text, got.source, got.element is not None) if got is not None else None

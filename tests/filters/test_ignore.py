@@ -159,7 +159,7 @@ def test_a_noscript_copy_of_text_the_page_shows_is_not_shown_twice():
 def test_script_attributes_walk_selects_what_the_xpath_selects():
     # The walk passes over an element by its joined values and names: every case the XPath takes
     # must still be found, in document order, and nothing else.
-    from pagesieve.document import parse
+    from pagesieve.engine.document import parse
     from pagesieve.filters.ignore import SCRIPT_ATTRIBUTES, script_attributes
 
     html = ("<html><body onload=x()><a href='JavaScript:go()' title=t>a</a><a href=https://e.org/>b</a>"
@@ -188,7 +188,7 @@ SENTENCES = " ".join(f"This is sentence number {i} of the fallback text." for i 
     "<html><body><p>Hi there</p><svg><title><a href='javascript:alert(1)'>t</a></title></svg></body></html>",
 ])
 def test_no_script_survives_a_revert_or_an_odd_page(preset, html):
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     result = C.build_chain(C.load(None).resolve(preset)).process(html.encode())
     out = result.body.decode().lower()
@@ -208,7 +208,7 @@ def test_frames_content_is_not_counted_as_article_text_lost():
     ({"scripts": False}, None),
 ])
 def test_fail_safe_policy_follows_the_settings(settings, policy):
-    from pagesieve import settings as S
+    from pagesieve.core import settings as S
     from pagesieve.filters import FILTERS
 
     cls = FILTERS["ignore"]

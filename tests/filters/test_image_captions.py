@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from pagesieve import dom
+from pagesieve.core import dom
 from pagesieve.nlp import entities as nlp
 from tests.conftest import REPO, run_filters
 

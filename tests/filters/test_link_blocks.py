@@ -98,11 +98,11 @@ def test_inline_links_in_a_sentence(d_t, kept):
 
 
 def test_article_links_kept_when_article_known():
-    from pagesieve.chain import Chain, FilterContext, RunState  # noqa: F401
-    from pagesieve.config import SafetySettings
-    from pagesieve.document import parse
+    from pagesieve.engine.chain import Chain, FilterContext, RunState  # noqa: F401
+    from pagesieve.engine.config import SafetySettings
+    from pagesieve.engine.document import parse
+    from pagesieve.engine.output import OutputSettings
     from pagesieve.filters.link_blocks import LinkBlocksFilter, LinkBlocksSettings
-    from pagesieve.output import OutputSettings
 
     page = parse(_page(" ").encode())
 

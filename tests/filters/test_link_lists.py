@@ -4,10 +4,9 @@
 import pytest
 from lxml import etree
 
-from pagesieve import dom
+from pagesieve.core import dom
 from tests.conftest import run_filter, run_filters
 from tests.filters.test_article import para
-
 
 STORY = f"<p id=story>{para(400)}</p>"  # text that stays, so the chain's loss guard has no say
 
@@ -280,7 +279,7 @@ def test_short_product_cards_with_a_price_are_a_grid(price):
 def test_text_outside_links_of_a_very_deep_block():
     # Found by the long fuzz run: the byline check walked the tree recursively and a page nested
     # past Python's recursion limit made link_lists fail (and be undone).
-    from pagesieve.document import parse
+    from pagesieve.engine.document import parse
     from pagesieve.filters.link_lists import _text_outside_links
 
     page = parse(b"<html><body><div id=top>" + b"<div>" * 1500 + b"By <a href=/a>Ann Lee</a> on 12 May 2024"
@@ -378,8 +377,9 @@ def test_link_lists_that_are_the_page_stay_the_menu_goes():
 
 def test_in_furniture_answers_as_the_furniture_set_on_corpus_pages(corpus):
     """``_in_furniture`` (asked per element, for pagetype) is ``_furniture``'s rule, element for element."""
-    from pagesieve.document import parse
-    from pagesieve.filters.link_lists import _furniture, _in_furniture
+    from pagesieve.analysis.furniture import furniture_of as _furniture
+    from pagesieve.analysis.furniture import in_furniture as _in_furniture
+    from pagesieve.engine.document import parse
 
     small = ("<body><div class=menu><p>m</p></div><main><header>h</header><p>x</p></main><nav><b>n</b></nav>"
              "<div class='page sidebar'><article><footer>f</footer></article></div><div role=Navigation><i>r</i>"

@@ -1,7 +1,7 @@
 import pytest
 
-from pagesieve import dom
-from pagesieve.document import parse
+from pagesieve.core import dom
+from pagesieve.engine.document import parse
 from pagesieve.filters.main_content import MainContentFilter
 from tests.conftest import run_filter, run_filters
 
@@ -150,8 +150,9 @@ def test_a_comment_thread_many_times_the_story_goes_whatever_its_size(comments, 
 
 
 def test_what_makes_a_comment_thread():
-    from pagesieve.filters.main_content import _comment_thread
     from lxml import html as H
+
+    from pagesieve.filters.main_content import _comment_thread
 
     block = H.fromstring(f"<div>{_thread(3)}</div>")
     assert all(_comment_thread(el) for el in block)  # alike siblings named like comments
@@ -279,7 +280,7 @@ def test_hidden_elements_do_not_count_and_go():
 
 
 def test_reader_main_preset_runs_end_to_end(cfg):
-    from pagesieve import config as C
+    from pagesieve.engine import config as C
 
     chain = C.build_chain(cfg.resolve("reader-main", C.overrides_to_tree([("output.format", "text")])))
     res = chain.process(ARTICLE_PAGE.encode(), url="https://example.org/bridge")
@@ -344,9 +345,9 @@ def test_headline_from_metadata_without_site_name():
 
 def test_headline_when_the_chosen_node_is_itself_a_demoted_h1():
     # A chosen node that the headline step replaces (a second <h1> made <h2>) must not lose its place.
-    from pagesieve.chain import FilterContext, RunState
-    from pagesieve.document import parse
-    from pagesieve.filters.article import Headline
+    from pagesieve.analysis.headline import Headline
+    from pagesieve.engine.chain import FilterContext, RunState
+    from pagesieve.engine.document import parse
     from pagesieve.filters.main_content import MainContentFilter
 
     page = parse(b"<html><body><div id=c><h1 id=x>Other heading here</h1></div></body></html>")
@@ -419,7 +420,7 @@ def test_a_thin_choice_on_a_listing_widens_to_its_grid(intro_sentences, widened)
 
 
 def test_a_grid_has_no_dominant_item():
-    from pagesieve.document import parse
+    from pagesieve.engine.document import parse
     from pagesieve.filters.main_content import MainContentFilter, _even_items
 
     def even(html):
@@ -476,7 +477,7 @@ def test_customer_reviews_on_a_product_page_are_a_thread_not_the_description(url
 
 def test_the_add_to_cart_control_that_ignore_removes_still_makes_a_product_page():
     # ignore removes buttons and forms before main_content detects the page type: the control is
-    # read from the page as parsed (pagesieve.pagemeta)
+    # read from the page as parsed (pagesieve.analysis.pagemeta)
     html = (f"<html><body><div id=buy><p>Price: $99.60</p><form action=/cart><button>Add to cart</button></form>"
             f"</div><div id=desc>{para(5, 'd')}</div></body></html>")
     page, state, _ = run_filters([("ignore", {"forms": True, "buttons": True}), ("main_content", {})], html)
@@ -691,8 +692,20 @@ def test_a_copy_of_a_block_in_another_place_goes_but_repeated_text_in_one_place_
 def _stats_reference(body):
     """MainContentFilter.stats as it was before it picked the elements in C and counted ASCII text by
     deleting bytes (the reference)."""
-    from pagesieve.filters.main_content import (_BLOCK, _CHARS, _COMMAS, _LINK, _PARA, _PCOMMAS, _PLINK, _SKIP,
-                                                COMMAS, FOLDED, HIDDEN, _names)
+    from pagesieve.filters.main_content import (
+        _BLOCK,
+        _CHARS,
+        _COMMAS,
+        _LINK,
+        _PARA,
+        _PCOMMAS,
+        _PLINK,
+        _SKIP,
+        COMMAS,
+        FOLDED,
+        HIDDEN,
+        _names,
+    )
     order, in_link = [], {}
     hidden = {el for el in HIDDEN(body) if not FOLDED.search(_names(el))}
     stack = [body]

@@ -1,8 +1,8 @@
 """The paper's removed-link retainer: removed text links listed at the end, in page order, safely."""
 
-from pagesieve import dom
 import pytest
 
+from pagesieve.core import dom
 from pagesieve.filters.removed_links import SECTION_CLASS, link_key
 from tests.conftest import run_filters
 from tests.filters.test_article import para

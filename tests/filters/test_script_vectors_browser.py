@@ -16,7 +16,7 @@ import shutil
 import lxml.html
 import pytest
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from tests.conftest import run_filter
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from pagesieve import dom
-from pagesieve import settings as S
-from pagesieve.chain import Chain
-from pagesieve.config import SafetySettings
-from pagesieve.document import parse, serialize
-from pagesieve.errors import ConfigError
+from pagesieve.core import dom
+from pagesieve.core import settings as S
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.config import SafetySettings
+from pagesieve.engine.document import parse, serialize
+from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.segments import SegmentsFilter, SegmentsSettings
-from pagesieve.output import OutputSettings
 from tests.conftest import run_filter
 
 FILLER = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore "

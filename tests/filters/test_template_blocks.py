@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pagesieve.chain import Chain
-from pagesieve.config import SafetySettings
-from pagesieve.document import parse
-from pagesieve.filters.template_blocks import (TemplateBlocksFilter, TemplateBlocksSettings, all_blocks,
-                                               blocks_of)
-from pagesieve.output import OutputSettings
-from pagesieve.site_memory import MemorySite
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.config import SafetySettings
+from pagesieve.engine.document import parse
+from pagesieve.engine.output import OutputSettings
+from pagesieve.filters.template_blocks import TemplateBlocksFilter, TemplateBlocksSettings, all_blocks, blocks_of
+from pagesieve.store.site_memory import MemorySite
 from tests.conftest import run_filter
 
 NAV = "<ul id='nav'><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li><li><a href='/sport'>Sport</a></li></ul>"

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
 from pagesieve.nlp import entities as E
 
 

@@ -279,7 +279,7 @@ def write_config(path: Path, state_dir: Path, **proxy) -> Path:
 
 
 #: The settings page, through the proxy; two users with their passwords.
-SETTINGS = "http://pagesieve.settings/"
+SETTINGS = "http://pagesieve.core.settings/"
 USERS = {"alice": "alice-secret-1", "bob": "bob-secret-22"}
 
 

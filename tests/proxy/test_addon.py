@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 import gzip
 import os
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from mitmproxy import exceptions
 from mitmproxy.test import taddons, tflow
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons import default_addons
 from pagesieve.proxy_addons.filtering import HEADER, media_type, sniff_html, strip_query_param
 from tests.proxy.conftest import AD_PAGE

@@ -88,7 +88,7 @@ def test_control_follows_the_skip_link_with_its_four_items(proxy, site, routes):
     assert [li.text_content() for li in nav.iter("li")] == [
         "Show original", re.search(r"What was removed \(\d+\)", r.text).group(0), "Settings",
         "Always show this site as sent"]
-    assert link(nav, "Settings") == "http://pagesieve.settings/"
+    assert link(nav, "Settings") == "http://pagesieve.core.settings/"
     assert not nav.xpath(".//script") and b"googletagservices" not in r.content
 
 
@@ -180,7 +180,7 @@ def test_always_show_this_site_as_sent_is_for_that_user_only(proxy, site, routes
         nav, _ = control_of(alice.get(origin.url("/ads.html")).content)
         form = nav.xpath(".//form")[0]
         fields = {i.get("name"): i.get("value") for i in form.iter("input")}
-        assert form.get("action") == "http://pagesieve.settings/always-as-sent" and fields["host"] == "127.0.0.5"
+        assert form.get("action") == "http://pagesieve.core.settings/always-as-sent" and fields["host"] == "127.0.0.5"
         post = {"Content-Type": "application/x-www-form-urlencoded", "Origin": origin.url("")}
         # bob cannot use alice's form, nor anyone a wrong token, nor another site alice's token for this one.
         assert bob.post(form.get("action"), content=urlencode(fields), headers=post).status_code == 403
@@ -193,7 +193,7 @@ def test_always_show_this_site_as_sent_is_for_that_user_only(proxy, site, routes
         assert r.content == routes["/ads.html"].body and r.headers["x-pagesieve"] == "unfiltered; reason=bypassed"
         assert bob.get(origin.url("/ads.html")).headers["x-pagesieve"].startswith("filtered;")
         assert alice.get(site[0].url("/ads.html")).headers["x-pagesieve"].startswith("filtered;")
-        settings = alice.get("http://pagesieve.settings/").text
+        settings = alice.get("http://pagesieve.core.settings/").text
         assert "127.0.0.5" in settings  # stored as the settings page's per-site rules are
 
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from mitmproxy.test import taddons, tflow
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons import default_addons
 from pagesieve.proxy_addons.control import PageControl, PageRemovals, RemovalLog, take_bypass_param, with_param
 from pagesieve.proxy_addons.control_pages import removal_view
@@ -109,7 +109,7 @@ def test_text_output_ends_with_one_line_that_says_how_to_see_the_original(execut
     assert f.response.headers["content-type"].startswith("text/plain")
     last = f.response.text.rstrip("\n").splitlines()[-1]
     assert last.startswith("Filtered by pagesieve. As sent: http://news.example:22/story?pagesieve=off-")
-    assert last.endswith("  Settings: http://pagesieve.settings/")
+    assert last.endswith("  Settings: http://pagesieve.core.settings/")
     assert "<nav" not in f.response.text
 
 

@@ -19,8 +19,7 @@ import pytest
 import yaml
 
 from tests.proxy.adversarial import MARKER, NORMAL, gzip_bomb
-from tests.proxy.conftest import Origin, Route, html_page, peak_rss_mb, start_proxy, write_config
-from tests.proxy.conftest import add_user
+from tests.proxy.conftest import Origin, Route, add_user, html_page, peak_rss_mb, start_proxy, write_config
 
 pytestmark = pytest.mark.proxy
 

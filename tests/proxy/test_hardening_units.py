@@ -16,12 +16,12 @@ import yaml
 import zstandard
 from mitmproxy import http
 
-from pagesieve import config as C
-from pagesieve import state
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons.bodies import declared_size, decode_capped
 from pagesieve.proxy_addons.filtering import private_caching
-from pagesieve.users import BCRYPT_ROUNDS, FailureLimiter, Htpasswd, dummy_hash, hash_password
+from pagesieve.store import state
+from pagesieve.store.users import BCRYPT_ROUNDS, FailureLimiter, Htpasswd, dummy_hash, hash_password
 from tests.conftest import REPO
 from tests.proxy.adversarial import gzip_bomb
 

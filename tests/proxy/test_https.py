@@ -58,10 +58,10 @@ def test_https_page_arrives_decluttered(tmp_path, routes):
             # it itself): no insecure form on a secure page. Its links work.
             nav = page.get_element_by_id("pagesieve-control")
             removed = nav.xpath(".//a[starts-with(., 'What was removed')]/@href")[0]
-            assert removed.startswith("https://pagesieve.settings/removed/")
-            assert nav.xpath(".//form/@action") == ["https://pagesieve.settings/always-as-sent"]
+            assert removed.startswith("https://pagesieve.core.settings/removed/")
+            assert nav.xpath(".//form/@action") == ["https://pagesieve.core.settings/always-as-sent"]
             assert client.get(removed).status_code == 200
-            assert "pagesieve settings" in client.get("https://pagesieve.settings/").text
+            assert "pagesieve settings" in client.get("https://pagesieve.core.settings/").text
             original = nav.xpath(".//a[.='Show original']/@href")[0]
             assert original.startswith(origin.url("/ads.html?pagesieve=off-", host="localhost"))
             assert client.get(original).content == routes["/ads.html"].body

@@ -1,15 +1,23 @@
 """Size caps on what a user may set, through a real ``pagesieve run``: a user's settings run on
 every page they load, in worker processes every user shares, so their size is capped where every
-setting is checked (pagesieve/settings.py), for the settings page as for config files."""
+setting is checked (pagesieve/core/settings.py), for the settings page as for config files."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from tests.proxy.conftest import start_proxy, write_config
-from tests.proxy.conftest import add_user
-from tests.proxy.conftest import SETTINGS, USERS, browser_form, changed, client_for, post
+from tests.proxy.conftest import (
+    SETTINGS,
+    USERS,
+    add_user,
+    browser_form,
+    changed,
+    client_for,
+    post,
+    start_proxy,
+    write_config,
+)
 
 pytestmark = pytest.mark.proxy
 

@@ -21,8 +21,7 @@ import pytest
 import yaml
 
 from tests.proxy.adversarial import NORMAL
-from tests.proxy.conftest import Origin, Route, start_proxy, write_config
-from tests.proxy.conftest import add_user
+from tests.proxy.conftest import Origin, Route, add_user, start_proxy, write_config
 
 pytestmark = pytest.mark.proxy
 

@@ -11,20 +11,19 @@ by the operator (``pagesieve filter --set``) do take effect, so each check could
 from __future__ import annotations
 
 import json
-from html import unescape
 import sqlite3
 import subprocess
 import sys
+from html import unescape
 
 import httpx
 import lxml.html
 import pytest
 
-from pagesieve import config as C
-from pagesieve import settings as S
+from pagesieve.core import settings as S
+from pagesieve.engine import config as C
 from tests.conftest import REPO
-from tests.proxy.conftest import ARTICLE, Origin, Route, start_proxy
-from tests.proxy.conftest import SETTINGS, browser_form, changed, post
+from tests.proxy.conftest import ARTICLE, SETTINGS, Origin, Route, browser_form, changed, post, start_proxy
 
 pytestmark = pytest.mark.proxy
 

@@ -18,11 +18,10 @@ import httpx
 import lxml.html
 import pytest
 
-from pagesieve import settings as S
+from pagesieve.core import settings as S
+from pagesieve.engine.output import OutputSettings
 from pagesieve.filters import FILTERS
-from pagesieve.output import OutputSettings
-from tests.proxy.conftest import AD_PAGE, Origin, Route, start_proxy
-from tests.proxy.conftest import SETTINGS, browser_form, changed, post
+from tests.proxy.conftest import AD_PAGE, SETTINGS, Origin, Route, browser_form, changed, post, start_proxy
 
 pytestmark = pytest.mark.proxy
 

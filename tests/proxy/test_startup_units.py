@@ -8,7 +8,7 @@ import asyncio
 import threading
 import time
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons.filtering import Declutter
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.proxy_addons.worker import Job, Outcome

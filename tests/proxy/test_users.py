@@ -9,8 +9,17 @@ import httpx
 import lxml.html
 import pytest
 
-from tests.proxy.conftest import (SETTINGS, USERS, Origin, auth_config, browser_form, changed, client_for, post,
-                                  start_proxy)
+from tests.proxy.conftest import (
+    SETTINGS,
+    USERS,
+    Origin,
+    auth_config,
+    browser_form,
+    changed,
+    client_for,
+    post,
+    start_proxy,
+)
 
 pytestmark = pytest.mark.proxy
 

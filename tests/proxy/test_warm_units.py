@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons import warm, worker
 from tests.conftest import REPO
 
@@ -45,7 +45,7 @@ def test_a_failing_sample_page_is_logged_and_does_not_stop_the_start(caplog):
 
 PROBE = """
 import concurrent.futures as cf
-from pagesieve import config as C
+from pagesieve.engine import config as C
 from pagesieve.proxy_addons import warm
 
 def probe():

@@ -19,17 +19,15 @@ import httpx
 import lxml.html
 import pytest
 
-from pagesieve import config as C
-from pagesieve.profiles import Profile, ProfileStore
-from tests.proxy.conftest import Origin, Route, build_routes
+from pagesieve.engine import config as C
+from pagesieve.store.profiles import Profile, ProfileStore
+from tests.proxy.conftest import Origin, Route, add_user, browser_form, build_routes, changed, post
 from tests.proxy.test_https import self_signed
-from tests.proxy.conftest import add_user
-from tests.proxy.conftest import browser_form, changed, post
 from tests.scale import services as S
 
 pytestmark = [pytest.mark.proxy, pytest.mark.slow]
 
-SETTINGS = "http://pagesieve.settings/"
+SETTINGS = "http://pagesieve.core.settings/"
 REFRESH = 1.0  # state.refresh_seconds of the test instances
 CAROL = ("carol", "carol-directory-pw")  # in the directory only
 ALICE = ("alice", "alice-htpasswd-pw")  # in the htpasswd file only

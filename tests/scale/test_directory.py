@@ -7,8 +7,9 @@ import logging
 
 import pytest
 
-from pagesieve.errors import ConfigError
-from pagesieve.users_ldap import DirectorySettings, DirectoryValidator, EitherValidator, mitmproxy_spec
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine.globals import DirectorySettings
+from pagesieve.store.users_ldap import DirectoryValidator, EitherValidator, mitmproxy_spec
 from tests.scale import services as S
 
 pytestmark = pytest.mark.slow

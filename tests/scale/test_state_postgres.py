@@ -1,4 +1,4 @@
-"""pagesieve.state on a real PostgreSQL: the same migrations, race-free start, change detection,
+"""pagesieve.store.state on a real PostgreSQL: the same migrations, race-free start, change detection,
 an outage that fails fast and recovers by itself."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pagesieve import config as C
-from pagesieve import state
-from pagesieve.errors import ConfigError, StateUnavailable
-from pagesieve.profiles import MIGRATIONS, Profile, ProfileStore, SiteRule
-from pagesieve.site_memory import SiteMemory
+from pagesieve.core.errors import ConfigError, StateUnavailable
+from pagesieve.engine import config as C
+from pagesieve.store import state
+from pagesieve.store.profiles import MIGRATIONS, Profile, ProfileStore, SiteRule
+from pagesieve.store.site_memory import SiteMemory
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
@@ -39,7 +39,7 @@ def test_concurrent_start_on_an_empty_database_migrates_once(postgres):
             barrier.wait()
             db = state.open_database(url, watch=False)
             versions.append(db.migrate("profiles", MIGRATIONS))
-            db.migrate("site_blocks", __import__("pagesieve.site_memory").site_memory.MIGRATIONS)
+            db.migrate("site_blocks", __import__("pagesieve.store.site_memory").site_memory.MIGRATIONS)
             db.close()
         except Exception as err:  # noqa: BLE001 - collected and asserted
             errors.append(repr(err))
@@ -100,7 +100,7 @@ def test_outage_fails_fast_keeps_last_known_settings_and_recovers(postgres, tmp_
         store.save(Profile("ann", preset="reader"))
         assert store.effective("ann", "x.org")["preset"] == "reader"
         memory.site("example.org").remember("/a", [["b"]], max_pages=5)
-        caplog.set_level(logging.WARNING, logger="pagesieve.state")
+        caplog.set_level(logging.WARNING, logger="pagesieve.store.state")
         postgres.stop()
         try:
             t0 = time.monotonic()
@@ -139,7 +139,7 @@ def test_outage_fails_fast_keeps_last_known_settings_and_recovers(postgres, tmp_
 
 
 def test_sqlite_and_postgres_take_the_same_migration_list():
-    for migrations in (MIGRATIONS, __import__("pagesieve.site_memory").site_memory.MIGRATIONS):
+    for migrations in (MIGRATIONS, __import__("pagesieve.store.site_memory").site_memory.MIGRATIONS):
         for m in migrations:
             assert state.migration_sql(m, "sqlite") and state.migration_sql(m, "postgresql")
 

@@ -29,7 +29,7 @@ def _fault(root):
 
 def _install():
     try:
-        from pagesieve.chain import Chain
+        from pagesieve.engine.chain import Chain
         from pagesieve.filters.ignore import IgnoreFilter
     except Exception:  # noqa: BLE001 - not a pagesieve process: nothing to inject
         return
@@ -65,7 +65,7 @@ def _install_slow_state():
     if not marker:
         return
     try:
-        from pagesieve.state import SQLiteDatabase
+        from pagesieve.store.state import SQLiteDatabase
     except Exception:  # noqa: BLE001 - not a pagesieve process
         return
     query, change_token = SQLiteDatabase.query, SQLiteDatabase.change_token

@@ -1,6 +1,6 @@
 """The embedded state database: one SQLite file shared by the parts that remember things.
 
-User profiles (:mod:`pagesieve.profiles`) and per-site memory keep their tables here. Each
+User profiles (:mod:`pagesieve.store.profiles`) and per-site memory keep their tables here. Each
 part ("component") owns its tables and their schema history: a list of SQL scripts, applied
 in order by :func:`migrate` and recorded in ``schema_version``::
 
@@ -20,15 +20,14 @@ import sqlite3
 import threading
 import time
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from pagesieve.errors import ConfigError, StateUnavailable
-from pagesieve.settings import setting
+from pagesieve.core.errors import ConfigError, StateUnavailable
+from pagesieve.engine.globals import StateSettings
 
-log = logging.getLogger("pagesieve.state")
+log = logging.getLogger("pagesieve.store.state")
 
 MEMORY = ":memory:"
 
@@ -40,28 +39,6 @@ BUSY_TIMEOUT_MS = 5000
 """How long a writer waits for another process's lock before failing (milliseconds). Writes
 here are a few rows (a profile save, a migration), so a lock held longer means a stuck process."""
 
-
-@dataclass(frozen=True)
-class StateSettings:
-    """Where pagesieve keeps what it learns and what users choose (profiles, site memory)."""
-
-    path: str = setting(
-        "~/.local/share/pagesieve/state.sqlite3",
-        "The SQLite state database (user profiles, per-site memory); ~ is expanded, a relative path "
-        "is relative to the working directory, :memory: keeps nothing across restarts.",
-        group="advanced")
-    url: str = setting(
-        "",
-        "PostgreSQL instead of the SQLite file, for several proxy instances sharing their state: "
-        "postgresql://user[:password]@host:port/dbname (a libpq URL). Empty: the SQLite file state.path.",
-        pattern=(r"(?:postgres(?:ql)?://\S+)?", "empty, or a URL postgresql://user[:password]@host:port/dbname "
-                                                "(for a SQLite file, set state.path)"),
-        group="advanced")
-    refresh_seconds: float = setting(
-        2.0,
-        "With state.url: how often each instance asks PostgreSQL whether another instance saved "
-        "something (seconds); a setting saved through one instance is in force on all within this bound.",
-        minimum=0.1, maximum=60, group="advanced")
 
 
 def resolve_path(path: str) -> str:

@@ -51,8 +51,8 @@ from lxml import etree
 from lxml.html import HtmlElement
 from selectolax.lexbor import LexborHTMLParser
 
-from pagesieve import dom
-from pagesieve.errors import InputError, UnparsableError
+from pagesieve.core import dom
+from pagesieve.core.errors import InputError, UnparsableError
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _META_CHARSET = re.compile(

@@ -1,4 +1,4 @@
-"""Per-user filter settings, persisted in the state database (:mod:`pagesieve.state`).
+"""Per-user filter settings, persisted in the state database (:mod:`pagesieve.store.state`).
 
 A profile stores only what its user changed relative to ``config.yaml``, never a copy of the
 defaults, so a changed default reaches every user who did not override that key:
@@ -11,11 +11,11 @@ defaults, so a changed default reaches every user who did not override that key:
 - ``sites``: host → :class:`SiteRule` (a different preset, or no filtering, on that site and its
   subdomains; the longest matching host wins).
 
-Every save is validated with the same rules as ``config.yaml`` (:meth:`pagesieve.config.Config.resolve`)
+Every save is validated with the same rules as ``config.yaml`` (:meth:`pagesieve.engine.config.Config.resolve`)
 before anything is written; a bad value raises :class:`ProfileError` naming each bad key.
 :meth:`ProfileStore.effective` gives the proxy what it needs for one request.
 
-Schema (component ``profiles``, in SQLite or PostgreSQL through :mod:`pagesieve.state`; append
+Schema (component ``profiles``, in SQLite or PostgreSQL through :mod:`pagesieve.store.state`; append
 to :data:`MIGRATIONS` to change it, never edit an applied script; each entry has the same schema
 in both dialects, ``"user"`` quoted because it is a reserved word in PostgreSQL)::
 
@@ -39,13 +39,13 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from pagesieve import state
-from pagesieve.chain import ChainOrderError, check_order
-from pagesieve.config import Config, check_user_key, overrides_to_tree
-from pagesieve.errors import ConfigError, StateUnavailable
+from pagesieve.core.errors import ConfigError, StateUnavailable
+from pagesieve.engine.chain import ChainOrderError, check_order
+from pagesieve.engine.config import Config, check_user_key, overrides_to_tree
 from pagesieve.filters import FILTERS
+from pagesieve.store import state
 
-log = logging.getLogger("pagesieve.profiles")
+log = logging.getLogger("pagesieve.store.profiles")
 
 COMPONENT = "profiles"
 MIGRATIONS = [
@@ -258,9 +258,9 @@ def validate(cfg: Config, profile: Profile, default_preset: str | None = None) -
 
 
 class ProfileStore:
-    """User profiles in the state database (SQLite or PostgreSQL, :mod:`pagesieve.state`); thread-safe.
+    """User profiles in the state database (SQLite or PostgreSQL, :mod:`pagesieve.store.state`); thread-safe.
 
-    Only user-scope settings are accepted (:func:`pagesieve.config.check_user_key`); a stored key
+    Only user-scope settings are accepted (:func:`pagesieve.engine.config.check_user_key`); a stored key
     of another scope (saved before scopes existed) is ignored, logged once, never applied.
 
     ``effective()`` is called for every proxied request: it reads a profile once and caches it
@@ -268,7 +268,7 @@ class ProfileStore:
     SQLite's ``PRAGMA data_version``, PostgreSQL's change counter polled every
     ``state.refresh_seconds``). While the database is unavailable, ``effective()`` answers from
     that cache (the last known settings) or with the defaults, and ``get``/``save`` raise
-    :class:`~pagesieve.errors.StateUnavailable` (the settings page answers 503).
+    :class:`~pagesieve.core.errors.StateUnavailable` (the settings page answers 503).
     """
 
     def __init__(self, cfg: Config, path: str | None = None) -> None:

@@ -40,8 +40,9 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
-from pagesieve.pagemeta import Scan, meta_keys
+from pagesieve.analysis.furniture import in_furniture
+from pagesieve.analysis.scan import Scan, meta_keys
+from pagesieve.core import dom
 
 KINDS = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
@@ -89,14 +90,14 @@ _URL = [
      "listing"),
     (re.compile(r"/\d{4}/\d{2}/|\.html?$|/article|/story|/posts?/", re.I), "article"),
 ]
-_PRICE = re.compile(r"(?:[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|\$|£|EUR|USD|GBP|kr|zł))")
+PRICE = re.compile(r"(?:[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|\$|£|EUR|USD|GBP|kr|zł))")
 _CART = re.compile(r"add[\s_-]*to[\s_-]*(?:cart|bag|basket)|buy[\s_-]*(?:now|it)|in den warenkorb|ajouter au panier|"
                    r"add-to-cart|addtocart", re.I)
 _POST_NAMES = re.compile(r"(?:^|[\s_-])(?:post|posts|message|comment|reply|answer|topic-post|postbody|"
                          r"forum-post|thread-post|messagelist)(?:$|[\s_-])", re.I)
 _AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or contains(@class,'username') "
                       "or contains(@class,'user-info') or contains(@class,'poster')]")
-#: The <meta> elements declaring the Open Graph type (``pagemeta.Scan.content``).
+#: The <meta> elements declaring the Open Graph type (``Scan.content``).
 _OG_TYPE = meta_keys(property=("og:type",), name=("og:type",))
 _DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
 _SKIP = frozenset({"script", "style", "noscript", "template", "head"})
@@ -121,7 +122,7 @@ class PageType:
         return "; ".join(self.signals) if self.signals else "no signal: a service page"
 
 
-def _schema_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
+def schema_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
     """Lower-case schema.org type names the page declares: JSON-LD ``@type`` (also in ``@graph`` and
     ``mainEntity``), then microdata ``itemtype``. ``scan``: the page as read (read now when not given)."""
     if scan is None:
@@ -153,16 +154,14 @@ def _schema_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
 
 def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | None, HtmlElement | None]:
     """The largest group of sibling blocks sharing tag and class, each with a link and its own text
-    outside the link, outside page furniture (menus, sidebars, footers: ``link_lists._furniture``):
+    outside the link, outside page furniture (menus, sidebars, footers: ``furniture.furniture``):
     (items, items with a price, items that look like posts, their parent, the parent of the
     largest group of posts — None under MIN_POSTS).
 
     Only what an answer needs is read: furniture is asked of the candidate parents alone
-    (``link_lists._in_furniture``), an item's text is read when it has a link or a post's name, and
+    (``furniture.in_furniture``), an item's text is read when it has a link or a post's name, and
     the items' prices only for a group that becomes the largest (``priced`` is that group's)."""
-    from pagesieve.filters.link_lists import _in_furniture
-
-    in_furniture = _in_furniture(body)
+    is_furniture = in_furniture(body)
     link_chars: dict[HtmlElement, int] = {}  # a link inside items at several levels is measured once
 
     def link_len(a: HtmlElement) -> int:
@@ -174,7 +173,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
     best: tuple = (0, 0, 0, None)
     thread: tuple[int, HtmlElement | None] = (MIN_POSTS - 1, None)
     for parent in _PARENTS(body):
-        if parent.tag in _SKIP or in_furniture(parent):
+        if parent.tag in _SKIP or is_furniture(parent):
             continue
         groups: dict[tuple, list[HtmlElement]] = defaultdict(list)
         for child in parent.iterchildren(dom.ELEMENT):
@@ -205,7 +204,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
                 thread = (posts, parent)
             if linked >= max(best[0], MIN_ITEMS) or posts >= max(best[2], MIN_POSTS):
                 if linked > best[0]:
-                    priced = sum(1 for it in items if _PRICE.search(texts[it] if it in texts else dom.text_of(it)))
+                    priced = sum(1 for it in items if PRICE.search(texts[it] if it in texts else dom.text_of(it)))
                     best = (linked, priced, max(posts, best[2]), parent)
                 elif posts > best[2]:
                     best = (best[0], best[1], posts, parent)
@@ -231,7 +230,7 @@ def _paragraph_letters(body: HtmlElement) -> int:
     return max(per_parent.values(), default=0)
 
 
-def _og_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
+def og_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
     """The page's ``og:type`` values (``<meta property=og:type content=...>``), as written."""
     return (scan if scan is not None else Scan(root)).content(_OG_TYPE)
 
@@ -247,7 +246,7 @@ def has_cart(root: HtmlElement, scan: Scan | None = None) -> bool:
 
 def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart: bool | None = None) -> PageType:
     """The kind of page ``root`` is (see the module docstring for the signals). ``declared``: the
-    page's metadata as read before filters removed any (:func:`pagesieve.pagemeta.of`); without it
+    page's metadata as read before filters removed any (:func:`pagesieve.analysis.pagemeta.of`); without it
     the declared types are read from ``root``."""
     scores: dict[str, float] = dict.fromkeys(KINDS, 0.0)
     signals: list[str] = []
@@ -258,9 +257,9 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart
 
     seen = set()
     scan = Scan(root) if declared is None else None
-    schema_types = declared.schema_types if declared is not None else _schema_types(root, scan)
-    og_types = declared.og_types if declared is not None else _og_types(root, scan)
-    for t in schema_types:
+    schemas = declared.schema_types if declared is not None else schema_types(root, scan)
+    ogs = declared.og_types if declared is not None else og_types(root, scan)
+    for t in schemas:
         kind = _SCHEMA.get(t)
         if kind and (kind, t) not in seen:
             seen.add((kind, t))
@@ -268,7 +267,7 @@ def detect(root: HtmlElement, url: str | None = None, declared: Any = None, cart
                 add("article", DECLARED_WEAK, f"schema.org {t}")
             else:
                 add(kind, DECLARED, f"schema.org {t}")
-    for og in og_types:
+    for og in ogs:
         kind = _OG.get(og.strip().lower())
         if kind == "article_weak":
             add("article", DECLARED_WEAK, f"og:type {og.strip()}")

@@ -11,10 +11,10 @@ from typing import Literal
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
-from pagesieve.document import Page, serialize
-from pagesieve.measure import words
-from pagesieve.settings import setting
+from pagesieve.core import dom
+from pagesieve.core.measure import words
+from pagesieve.core.settings import setting
+from pagesieve.engine.document import Page, serialize
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link", "iframe",
@@ -174,7 +174,7 @@ def words_shown(node: HtmlElement) -> int:
 def text_shown(node: HtmlElement) -> str:
     """The text of ``node``'s subtree as the page reads without scripts (:func:`_shown_parts`: an icon's
     ``<svg><title>``, a form control's options left out), whitespace collapsed and text nodes joined as
-    they stand, like :func:`pagesieve.dom.text_of`."""
+    they stand, like :func:`pagesieve.core.dom.text_of`."""
     if not len(node) and isinstance(node.tag, str) and node.tag not in _UNSHOWN:
         return " ".join(node.text.split()) if node.text else ""  # most links: their own text only
     return " ".join("".join(_shown_parts(node)).split())

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
 
 #: The attributes lazy-loading libraries keep an image's one address in (lazysizes, WordPress's
 #: lazy-load plugins, jQuery lazyload, lozad ...), tried first and in this order.
@@ -49,7 +49,7 @@ PLACEHOLDER_B64_CHARS = 133
 #: an empty ``<svg>`` with a view box keeps the space, it draws nothing.
 PLACEHOLDER_DATA_CHARS = 400
 #: File names of the stand-ins lazy-loading plugins show until the script swaps the address in
-#: ("lazyload-placeholder.png", "loading.gif", "grey.gif"), besides the spacers of :data:`pagesieve.dom.SPACER_FILE`.
+#: ("lazyload-placeholder.png", "loading.gif", "grey.gif"), besides the spacers of :data:`pagesieve.core.dom.SPACER_FILE`.
 PLACEHOLDER_FILE = re.compile(r"(?:^|/)(?:[^/]*(?:placeholder|lazy|loading|loader|spinner)[^/]*|"
                               r"(?:blank|pixel|transparent|gr[ae]y|empty)[-_]?\d*)\.(?:gif|png|svg|jpe?g|webp)$", re.I)
 _B64 = re.compile(r"^\s*data:\s*([^\s;,]+)[^,]*?;\s*base64\s*,", re.I)

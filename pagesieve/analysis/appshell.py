@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import dom
+from pagesieve.core import dom
 
 #: Fewer characters of text (non-space, in the body, scripts and styles aside) than this: a shell. A
 #: notice ("You need to enable JavaScript to run this app.": 40) and a cookie line fit; the shortest

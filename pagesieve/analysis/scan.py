@@ -1,31 +1,15 @@
-"""What a page says about itself in its metadata, read once from the page as parsed.
-
-The page's headline (schema.org ``headline``, ``og:title``, ``<title>``: :func:`pagesieve.filters.article.page_headline`),
-its byline (``author`` and publication date ``<meta>``) and its declared types (schema.org ``@type`` in
-JSON-LD and microdata, ``og:type``: :mod:`pagesieve.pagetype`) live in ``<meta>`` elements and
-``<script type=application/ld+json>``. The ``ignore`` filter, first in every chain, removes both; a
-filter after it that read them from the tree found nothing and fell back to the page's first ``<h1>``
-— often the site's name (issue 15: the reader's headline check). So the first reader — ``ignore``,
-before it removes anything — reads them once and keeps them with the page (``Page.meta``); every
-later reader gets the same answer, whatever the filters removed since.
-
-The readers take what they need from one :class:`Scan` of the page: its ``<meta>`` elements, its
-JSON-LD (parsed once), its microdata types, and the ``<body>``'s headings and form controls, found
-in two passes over the tree (an lxml tag iteration and one XPath) instead of one XPath or
-iteration per question (eight whole-page passes, JSON-LD parsed twice: ~0.7 ms a page).
-"""
+"""One walk of a page for every metadata reader: its ``<meta>`` elements, its JSON-LD (parsed once),
+its microdata types, and the ``<body>``'s headings and form controls, found in two passes over the
+tree (an lxml tag iteration and one XPath) instead of one XPath or iteration per question (eight
+whole-page passes, JSON-LD parsed twice: ~0.7 ms a page)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
 
 from lxml import etree
 
-from pagesieve import dom
-
-_KEY = "pagemeta"
+from pagesieve.core import dom
 
 #: The elements a scan collects from the whole document, and those it collects inside ``<body>``.
 _DOC_TAGS = ("meta", "script", "title")
@@ -44,7 +28,7 @@ class Scan:
     that parses (in document order; the others are left out, as the readers skipped them);
     ``itemtypes``: every ``itemtype`` value; ``title``: the text of the document's first ``<title>``
     that is not an ``<svg>``'s (whitespace collapsed; "" when it has none); ``h1``, ``h2``, ``controls`` (``<button>``, ``<form>``,
-    ``<input>``): those elements inside the page's ``<body>`` (:func:`pagesieve.dom.body_of`).
+    ``<input>``): those elements inside the page's ``<body>`` (:func:`pagesieve.core.dom.body_of`).
 
     Like the XPaths it replaces (``//meta[...]``), ``<meta>``, scripts and ``itemtype`` are looked
     for in the whole document of ``root``, the headings and controls in ``body_of(root)`` only.
@@ -107,31 +91,3 @@ def meta_keys(**attributes: tuple[str, ...]) -> frozenset[tuple[str, str]]:
     """``meta_keys(name=("author",), property=("article:author",))``: the keys of :meth:`Scan.content`."""
     return frozenset((attr, value) for attr, values in attributes.items() for value in values)
 
-
-@dataclass(frozen=True)
-class PageMeta:
-    """The page's headline (:class:`pagesieve.filters.article.Headline` or None), byline ("By
-    <author> · <date>" or None) and declared types (lower-case schema.org type names, ``og:type``
-    values)."""
-
-    headline: Any
-    byline: str | None
-    schema_types: tuple[str, ...]
-    og_types: tuple[str, ...]
-    cart: bool = False
-
-
-def of(page) -> PageMeta:
-    """The metadata of ``page`` (a :class:`pagesieve.document.Page`), read on the first call."""
-    got = page.meta.get(_KEY)
-    if got is None:
-        from pagesieve.filters.article import page_headline
-        from pagesieve.filters.main_content import _byline
-        from pagesieve.pagetype import _og_types, _schema_types, has_cart
-
-        root = page.root
-        scan = Scan(root)
-        got = page.meta[_KEY] = PageMeta(headline=page_headline(root, scan), byline=_byline(root, scan),
-                                         schema_types=tuple(_schema_types(root, scan)),
-                                         og_types=tuple(_og_types(root, scan)), cart=has_cart(root, scan))
-    return got

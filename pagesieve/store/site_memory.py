@@ -5,7 +5,7 @@ compares a page's blocks with the blocks of pages of the same site seen recently
 the page's own blocks. This module keeps those records, bounded per site by count and age:
 
 * :class:`SiteMemory` — the records in the project's state database (SQLite or PostgreSQL, through
-  :func:`pagesieve.state.open_database`); ``.site(host)`` gives one site's store. The proxy passes
+  :func:`pagesieve.store.state.open_database`); ``.site(host)`` gives one site's store. The proxy passes
   ``store=SiteMemory(location).site(host)`` per page, so with PostgreSQL what one instance learned
   of a site is used by every instance. While the database is unavailable a store has no pages and
   remembers nothing (the filter works as on a site's first page).
@@ -31,10 +31,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from pagesieve.errors import StateUnavailable
+from pagesieve.core.errors import StateUnavailable
 
-#: Schema history of the ``site_blocks`` component (append only; see :mod:`pagesieve.state`).
-log = logging.getLogger("pagesieve.site_memory")
+#: Schema history of the ``site_blocks`` component (append only; see :mod:`pagesieve.store.state`).
+log = logging.getLogger("pagesieve.store.site_memory")
 
 REOPEN_SECONDS = 5.0
 """While the state database cannot be opened, how long to wait before trying again (seconds)."""
@@ -109,7 +109,7 @@ class SiteStore:
 
 class SiteMemory:
     """Bounded per-site page records in the state database at ``where`` (an SQLite path or a
-    ``postgresql://`` URL, see :func:`pagesieve.state.open_database`)."""
+    ``postgresql://`` URL, see :func:`pagesieve.store.state.open_database`)."""
 
     def __init__(self, where: str | Path = ":memory:", clock: Callable[[], float] = time.time) -> None:
         self.path = where
@@ -124,7 +124,7 @@ class SiteMemory:
     def _database(self) -> Any:
         """The open database; opened (and migrated) on first use, retried while unavailable."""
         if self._db is None:
-            from pagesieve import state
+            from pagesieve.store import state
 
             if time.monotonic() < self._retry_at:
                 raise StateUnavailable("the state database is unavailable")

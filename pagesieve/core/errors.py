@@ -38,7 +38,7 @@ class UnparsableError(InputError):
 
 
 class NeedsScripts(InputError):
-    """The page is a shell its scripts fill in (:mod:`pagesieve.appshell`); without them it would say
+    """The page is a shell its scripts fill in (:mod:`pagesieve.analysis.appshell`); without them it would say
     nothing but "enable JavaScript", so it is served as it was sent."""
 
     reason = "needs-scripts"

@@ -23,14 +23,15 @@ from typing import Any, Callable, Collection, Iterable, TypedDict
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve import appshell, dom
-from pagesieve.document import Page, parse, serialize
-from pagesieve.errors import ConfigError, FilterError, NeedsScripts
+from pagesieve.analysis import appshell
+from pagesieve.core import dom
+from pagesieve.core.errors import ConfigError, FilterError, NeedsScripts
+from pagesieve.core.measure import TextMeasure
+from pagesieve.engine.document import Page, parse, serialize
+from pagesieve.engine.output import text_shown, words_shown
 from pagesieve.filters.base import Filter
-from pagesieve.measure import TextMeasure
-from pagesieve.output import text_shown, words_shown
 
-log = logging.getLogger("pagesieve.chain")
+log = logging.getLogger("pagesieve.engine.chain")
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class RunState:
     #: what the filters took away, weighed only when asked (``removed_words``).
     removed_nodes: list[tuple[HtmlElement, HtmlElement | None]] = field(default_factory=list)
     _link_order: dict | None = None
-    #: The page's text measurement (pagesieve.measure), taken when first asked, kept current.
+    #: The page's text measurement (pagesieve.core.measure), taken when first asked, kept current.
     _measure: TextMeasure | None = None
     #: True while a filter edits a checkpointed copy in place (changes the context cannot follow).
     _dirty: bool = False
@@ -176,7 +177,7 @@ class FilterContext:
 
     def removed_words(self, enough: int | None = None) -> int:
         """Words of the text the filters removed from the page so far, as the text output would read
-        them out (:func:`pagesieve.output.words_shown`), less what their replacements kept. Counted when
+        them out (:func:`pagesieve.engine.output.words_shown`), less what their replacements kept. Counted when
         asked, from the removed subtrees themselves: nothing is counted on pages where no filter asks.
         ``enough``: stop once that many are known (a lower bound is all the caller needs)."""
         total = 0
@@ -742,12 +743,12 @@ class Chain:
                 store: Any = None, declared_html: bool = False, slot: bool = False,
                 explain: bool | Collection[str] = True) -> ChainResult:
         """Parse, filter and render one page. Raises InputError for input that is not HTML
-        (``declared_html``: the server said it is; see :func:`pagesieve.document.parse`), and its
+        (``declared_html``: the server said it is; see :func:`pagesieve.engine.document.parse`), and its
         NeedsScripts for a page its scripts make when the chain would remove them.
         ``slot``: also find where a caller may insert content of its own into the HTML
         (:attr:`ChainResult.slot`). ``explain``: which entries :attr:`ChainResult.record` gets (as
         :meth:`run`); the proxy, which reads none but the removals, asks for those or none."""
-        from pagesieve.output import TEXT_ENCODING, render  # output depends on document only
+        from pagesieve.engine.output import TEXT_ENCODING, render  # output depends on document only
 
         t0 = time.perf_counter()
         page = parse(data, url=url, declared_encoding=declared_encoding, declared_html=declared_html)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import adblock
 
-from pagesieve.errors import ConfigError
+from pagesieve.core.errors import ConfigError
 
-log = logging.getLogger("pagesieve.blocklists")
+log = logging.getLogger("pagesieve.analysis.blocklists")
 
 DEBIAN_PACKAGE = "webext-ublock-origin-firefox"
 DEBIAN_LIST_DIR = ("/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/"

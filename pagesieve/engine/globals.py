@@ -1,19 +1,59 @@
 """Sections of ``config.yaml`` that apply to the whole process rather than to one preset.
 
-They are declared here, below the proxy: the engine (:mod:`pagesieve.config`, ``pagesieve filter``)
+They are declared here, below the proxy: the engine (:mod:`pagesieve.engine.config`, ``pagesieve filter``)
 reads and validates them without importing mitmproxy or bcrypt, and the proxy layer
-(:mod:`pagesieve.proxy_addons`, :mod:`pagesieve.users`) imports them from here — never the reverse.
+(:mod:`pagesieve.proxy_addons`, :mod:`pagesieve.store.users`) imports them from here — never the reverse.
 This is the one place that lists them (so ``config.yaml``'s generated block and validation see
-them all). Every setting here is operator-scope (the default of :func:`~pagesieve.settings.setting`).
+them all). Every setting here is operator-scope (the default of :func:`~pagesieve.core.settings.setting`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import setting
-from pagesieve.state import StateSettings
-from pagesieve.users_ldap import DirectorySettings
+from pagesieve.core.settings import setting
+
+
+@dataclass(frozen=True)
+class StateSettings:
+    """Where pagesieve keeps what it learns and what users choose (profiles, site memory)."""
+
+    path: str = setting(
+        "~/.local/share/pagesieve/state.sqlite3",
+        "The SQLite state database (user profiles, per-site memory); ~ is expanded, a relative path "
+        "is relative to the working directory, :memory: keeps nothing across restarts.",
+        group="advanced")
+    url: str = setting(
+        "",
+        "PostgreSQL instead of the SQLite file, for several proxy instances sharing their state: "
+        "postgresql://user[:password]@host:port/dbname (a libpq URL). Empty: the SQLite file state.path.",
+        pattern=(r"(?:postgres(?:ql)?://\S+)?", "empty, or a URL postgresql://user[:password]@host:port/dbname "
+                                                "(for a SQLite file, set state.path)"),
+        group="advanced")
+    refresh_seconds: float = setting(
+        2.0,
+        "With state.url: how often each instance asks PostgreSQL whether another instance saved "
+        "something (seconds); a setting saved through one instance is in force on all within this bound.",
+        minimum=0.1, maximum=60, group="advanced")
+
+
+@dataclass(frozen=True)
+class DirectorySettings:
+    """Proxy users from an LDAP directory (checked after users.htpasswd; needs users.auth)."""
+
+    url: str = setting("", "The LDAP server: ldap://host:port or ldaps://host:port. Empty: no directory, "
+                           "only the htpasswd file.", group="users")
+    bind_dn: str = setting("", "The DN pagesieve binds as to look users up, e.g. "
+                               "cn=pagesieve,ou=services,dc=example,dc=org.", group="users")
+    bind_password: str = setting("", "That DN's password (no ':' — mitmproxy's LDAP specification "
+                                     "separates its parts with ':').", group="users")
+    base_dn: str = setting("", "Where users are searched, e.g. ou=people,dc=example,dc=org.", group="users")
+    user_attribute: str = setting("uid", "The attribute that holds the user name the browser sends "
+                                         "(uid, cn, sAMAccountName...).", group="users")
+    cache_seconds: float = setting(300.0, "How long a successful directory login is remembered (seconds); "
+                                          "a password changed in the directory is required after this.",
+                                   minimum=0, maximum=86400, group="users")
+
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -85,7 +125,7 @@ class UsersSettings:
                                                             "`htpasswd -B` writes); managed with `pagesieve "
                                                             "users add|remove|list`. ~ is expanded.",
                             group="users")
-    settings_host: str = setting("pagesieve.settings", "Host name of the settings page the proxy serves "
+    settings_host: str = setting("pagesieve.core.settings", "Host name of the settings page the proxy serves "
                                                        "itself (open http://<this>/ through the proxy).",
                                  group="users")
     realm: str = setting("pagesieve", "The realm named in the proxy's authentication request.", group="users")

@@ -17,8 +17,7 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
-from pagesieve.errors import ConfigError
-
+from pagesieve.core.errors import ConfigError
 
 #: Who may set a setting (see :func:`setting`).
 OPERATOR, PRESET, USER = "operator", "preset", "user"

@@ -28,12 +28,11 @@ import hashlib
 import logging
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from pagesieve.errors import ConfigError
-from pagesieve.settings import setting
+from pagesieve.core.errors import ConfigError
+from pagesieve.engine.globals import DirectorySettings
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -41,23 +40,6 @@ CONNECT_TIMEOUT_SECONDS = 3
 """How long connecting to (or waiting for an answer from) the directory may take (a directory on the
 LAN answers in milliseconds; past this it counts as unreachable and the login is refused)."""
 
-
-@dataclass(frozen=True)
-class DirectorySettings:
-    """Proxy users from an LDAP directory (checked after users.htpasswd; needs users.auth)."""
-
-    url: str = setting("", "The LDAP server: ldap://host:port or ldaps://host:port. Empty: no directory, "
-                           "only the htpasswd file.", group="users")
-    bind_dn: str = setting("", "The DN pagesieve binds as to look users up, e.g. "
-                               "cn=pagesieve,ou=services,dc=example,dc=org.", group="users")
-    bind_password: str = setting("", "That DN's password (no ':' — mitmproxy's LDAP specification "
-                                     "separates its parts with ':').", group="users")
-    base_dn: str = setting("", "Where users are searched, e.g. ou=people,dc=example,dc=org.", group="users")
-    user_attribute: str = setting("uid", "The attribute that holds the user name the browser sends "
-                                         "(uid, cn, sAMAccountName...).", group="users")
-    cache_seconds: float = setting(300.0, "How long a successful directory login is remembered (seconds); "
-                                          "a password changed in the directory is required after this.",
-                                   minimum=0, maximum=86400, group="users")
 
 
 def mitmproxy_spec(s: DirectorySettings) -> str:

@@ -17,7 +17,7 @@ Layout of the file (see the file itself for every key, generated from the declar
 Everything is validated when the file is loaded — every preset is resolved once — so a
 bad file stops start-up with one line naming the key, the bad value and what is allowed.
 A run resolves a preset plus overrides (``--set filters.link_lists.ratio=0.5``) into a
-:class:`ChainSpec`; :func:`build_chain` turns a spec into a ready :class:`~pagesieve.chain.Chain`,
+:class:`ChainSpec`; :func:`build_chain` turns a spec into a ready :class:`~pagesieve.engine.chain.Chain`,
 sharing filter instances between specs with equal settings.
 """
 
@@ -32,17 +32,17 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from pagesieve import settings as S
-from pagesieve.chain import Chain, check_order
-from pagesieve.errors import ConfigError
+from pagesieve.core import settings as S
+from pagesieve.core.errors import ConfigError
+from pagesieve.core.lru import LRU
+from pagesieve.core.settings import setting
+from pagesieve.engine.chain import Chain, check_order
+from pagesieve.engine.globals import GLOBAL_SECTIONS
+from pagesieve.engine.output import OutputSettings
 from pagesieve.filters import FILTERS
-from pagesieve.globals import GLOBAL_SECTIONS
-from pagesieve.lru import LRU
-from pagesieve.output import OutputSettings
-from pagesieve.settings import setting
 
 #: The default configuration, shipped inside the package (in the repository, a link to ./config.yaml).
-DEFAULT_CONFIG = Path(__file__).resolve().parent / "config.yaml"
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
 PRESET_KEYS = ("description", "chain", "output", "safety", "filters")
 
 
@@ -100,7 +100,7 @@ def _merge(base: dict, over: Mapping) -> dict:
 
 def parse_override(item: str) -> tuple[str, Any]:
     """``key=value`` → (key, value). A declared setting's value is read by the settings page's
-    converter (:func:`pagesieve.settings.from_text`), anything else (``chain``, ``preset``) as a
+    converter (:func:`pagesieve.core.settings.from_text`), anything else (``chain``, ``preset``) as a
     YAML scalar or list."""
     if "=" not in item:
         raise ConfigError(f"--set {item!r}: expected key=value, e.g. filters.link_lists.ratio=0.5")
@@ -190,7 +190,7 @@ class Config:
                 check: bool = True) -> ChainSpec:
         """The chain spec for ``preset`` (default: the configured one) with ``overrides`` (a nested
         mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top. The
-        chain's order is checked (:func:`~pagesieve.chain.check_order`) unless ``check`` is false
+        chain's order is checked (:func:`~pagesieve.engine.chain.check_order`) unless ``check`` is false
         (a spec wanted only for its settings, never run)."""
         overrides = dict(overrides or {})
         preset = self.preset_for(overrides.pop("preset", None), preset)
@@ -244,7 +244,7 @@ def settings_class(key: str) -> tuple[type, str] | None:
 
 
 def scope_of(key: str) -> str | None:
-    """The scope (:data:`pagesieve.settings.SCOPES`) of dotted setting ``key``; None if no such setting."""
+    """The scope (:data:`pagesieve.core.settings.SCOPES`) of dotted setting ``key``; None if no such setting."""
     found = settings_class(key)
     return None if found is None else S.scope_of(*found)
 
@@ -335,7 +335,7 @@ _INSTANCES: LRU[tuple[str, Any], Any] = LRU(MAX_FILTER_INSTANCES)
 
 
 def build_chain(spec: ChainSpec):
-    """A ready :class:`~pagesieve.chain.Chain` for ``spec``; filter instances are shared
+    """A ready :class:`~pagesieve.engine.chain.Chain` for ``spec``; filter instances are shared
     between chains with equal settings (rule lists and models load once per process)."""
     filters = []
     for name, cfg in spec.filters:
