@@ -17,12 +17,16 @@ BLOCK_TAGS = frozenset(
     "figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html li main "
     "menu nav noscript ol p pre section summary table tbody td tfoot th thead tr ul caption".split())
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+#: The heading tags in rank order (``el.iter(*HEADINGS)``).
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: Page furniture by its markup: the landmark elements and ARIA roles of a site's menus, banner,
 #: footer and side bars (a <header>/<footer> inside an <article> or <main> is its own, not furniture).
 FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
 FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
 WHITESPACE = re.compile(r"\s+")
 WORD_CHARS = re.compile(r"\w", re.UNICODE)
+#: A word, wherever pagesieve counts or compares words (measurement, headlines, evaluation).
+WORD = re.compile(r"\w+", re.UNICODE)
 _SPACES = re.compile(r"\s")
 _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
 #: The elements whose own text _TEXTS leaves out.
