@@ -66,3 +66,8 @@ def run_filters(filters: list[tuple[str, dict]], html: str | bytes, url: str | N
     chain = Chain(built, OutputSettings(format=output_format), SafetySettings(), check=check)
     state, stats = chain.run(page)
     return page, state, stats
+
+
+#: Words that do not belong in text a user reads (help texts, labels): sources, internal names, jargon.
+NOT_PLAIN = r"paper|issue|Readability|readability|WCAG|axe |pagesieve|WebAIM|ContentExtractor|DeSeA|Grefenstette|" \
+            r"React|\bC_t\b|\bd_t\b|[αωε]|\bLTD\b|\bLAD\b|\bNTL\b|\bLA\b|IBDF|_get|innerText|et al|\b\d\.\d\.\d|§|Step \d"

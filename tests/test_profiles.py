@@ -261,7 +261,7 @@ def test_the_settings_page_shows_every_user_setting_in_plain_words(tmp_path):
     from pagesieve.engine.output import OutputSettings
     from pagesieve.filters import FILTERS
     from pagesieve.proxy_addons.settings_page import TEMPLATES
-    from tests.test_settings import NOT_PLAIN
+    from tests.conftest import NOT_PLAIN
 
     cfg, _ = load_cfg(tmp_path)
     form = Form(cfg)

@@ -5,6 +5,7 @@ import pytest
 
 from pagesieve.core import settings as S
 from pagesieve.core.errors import ConfigError
+from tests.conftest import NOT_PLAIN
 
 
 @dataclass(frozen=True)
@@ -193,10 +194,6 @@ def test_declared_lengths_bound_text(values, message):
 
 
 #: What a help text of a user setting must not hold: citations, issue numbers, internal names.
-NOT_PLAIN = r"paper|issue|Readability|readability|WCAG|axe |pagesieve|WebAIM|ContentExtractor|DeSeA|Grefenstette|" \
-            r"React|\bC_t\b|\bd_t\b|[αωε]|\bLTD\b|\bLAD\b|\bNTL\b|\bLA\b|IBDF|_get|innerText|et al|\b\d\.\d\.\d|§|Step \d"
-
-
 def test_help_texts_of_user_settings_are_plain_words():
     import re
 

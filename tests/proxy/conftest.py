@@ -9,8 +9,10 @@
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import http.server
+import ipaddress
 import os
 import socket
 import ssl
@@ -30,6 +32,10 @@ import lxml.html
 import pytest
 import yaml
 import zstandard
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from tests.conftest import REPO, corpus_pages
 
@@ -395,3 +401,23 @@ def proxy(tmp_path_factory):
     p = start_proxy(tmp_path_factory.mktemp("proxy"), bypass_hosts=["127.0.0.2"])
     yield p
     p.stop()
+
+
+def self_signed(directory) -> tuple[str, str]:
+    """A self-signed certificate for localhost and 127.0.0.1 and its key, written under ``directory``: (cert, key)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = directory / "origin.pem", directory / "origin.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_path), str(key_path)

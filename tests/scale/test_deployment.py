@@ -21,8 +21,7 @@ import pytest
 
 from pagesieve.engine import config as C
 from pagesieve.store.profiles import Profile, ProfileStore
-from tests.proxy.conftest import Origin, Route, add_user, browser_form, build_routes, changed, post
-from tests.proxy.test_https import self_signed
+from tests.proxy.conftest import Origin, Route, add_user, browser_form, build_routes, changed, post, self_signed
 from tests.scale import services as S
 
 pytestmark = [pytest.mark.proxy, pytest.mark.slow]
