@@ -13,13 +13,13 @@ from lxml.html import HtmlElement
 
 from pagesieve.analysis.scan import Scan, meta_keys
 from pagesieve.core import dom
+from pagesieve.core.dom import WORD
 
 #: The class of a headline element a reader filter puts first (the page's own heading moved, or one
 #: made from the page's metadata); ``pagesieve eval`` leaves it out of scoring, like the title.
 HEADLINE_CLASS = "pagesieve-headline"
 #: The <meta> elements that hold the page's title for sharing (``Scan.content``).
 _META_HEADLINE = meta_keys(property=("og:title", "twitter:title"), name=("og:title", "twitter:title"))
-WORD = re.compile(r"\w+", re.U)
 
 
 @dataclass(frozen=True)

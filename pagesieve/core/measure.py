@@ -33,7 +33,6 @@ UNCOUNTED = frozenset({"script", "style", "template", "noscript"})
 #: Runs of letters (``[^\W_]``): their lengths add up to the letters, one string a word instead of
 #: one a letter (non-ASCII text: ~3x faster than counting single-letter matches).
 _LETTER_RUNS = re.compile(r"[^\W_]+", re.UNICODE)
-_WORDS = re.compile(r"\w+", re.UNICODE)
 #: ASCII characters that are not letters or digits (deleted before counting ASCII text's letters).
 _ASCII_NOT_LETTERS = bytes(c for c in range(128) if not chr(c).isalnum())
 #: ASCII characters str.split() splits at (its whitespace: also \x1c-\x1f), deleted to count the others.
@@ -47,7 +46,7 @@ def chars(text: str | None) -> int:
 
 def words(text: str | None) -> int:
     """Words in ``text``: runs of letters, digits and underscores (``\\w+``), as the eval tokenizes."""
-    return len(_WORDS.findall(text)) if text else 0
+    return len(dom.WORD.findall(text)) if text else 0
 
 
 def letters(text: str | None) -> int:

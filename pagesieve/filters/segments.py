@@ -68,7 +68,7 @@ from pagesieve.filters.base import Filter
 _MODES = ("mark", "keep")
 _UNCOUNTED = frozenset({"script", "style", "template"})
 _BREAKING = dom.BLOCK_TAGS | {"br"}
-HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADINGS = dom.HEADING_TAGS
 BOUNDARIES = frozenset({"hr", "br"})
 #: The paper's ``<P+Strong>`` delimiter: a paragraph whose only text is inside <strong>/<b>.
 BOLD_PARAGRAPH = "p+strong"

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -41,7 +40,6 @@ from pagesieve.core import dom
 from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
 
-WORDS = re.compile(r"\w+", re.UNICODE)
 _SKIPPED = frozenset({"script", "style", "template", "noscript", "head"})
 # Vectors are stored with this many decimals (JSON size; cosine error < 1e-3).
 _DIGITS = 4
@@ -91,14 +89,14 @@ def blocks_of(root: HtmlElement, tags: frozenset[str]) -> Block:
         el, owner = stack.pop()
         own = counts[id(owner)]
         if el.text:
-            own.update(w.lower() for w in WORDS.findall(el.text))
+            own.update(w.lower() for w in dom.WORD.findall(el.text))
         for child in reversed(el):
             if not isinstance(child.tag, str) or child.tag in _SKIPPED:
                 if child.tail:
-                    own.update(w.lower() for w in WORDS.findall(child.tail))
+                    own.update(w.lower() for w in dom.WORD.findall(child.tail))
                 continue
             if child.tail:  # a child's tail belongs to the block that holds the child
-                own.update(w.lower() for w in WORDS.findall(child.tail))
+                own.update(w.lower() for w in dom.WORD.findall(child.tail))
             if child.tag in tags:
                 block = Block(child, [], {})
                 owner.children.append(block)

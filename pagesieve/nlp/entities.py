@@ -48,12 +48,13 @@ import math
 import re
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from pagesieve.core.errors import ConfigError
+from pagesieve.core.lru import LRU
 
 log = logging.getLogger("pagesieve.nlp")
 
@@ -231,8 +232,7 @@ class EntityCache:
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
-        self._data: OrderedDict[str, tuple[tuple[str, str], ...]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._data: LRU[str, tuple[tuple[str, str], ...]] = LRU(size)
         self.hits = 0
         self.misses = 0
 
@@ -241,24 +241,17 @@ class EntityCache:
         return hashlib.sha1(f"{model.ident}\x00{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, key: str):
-        with self._lock:
-            got = self._data.get(key)
-            if got is not None:
-                self._data.move_to_end(key)
-                self.hits += 1
-            return got
+        got = self._data.get(key)
+        if got is not None:
+            self.hits += 1
+        return got
 
     def put(self, key: str, value: tuple[tuple[str, str], ...]) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+        self._data[key] = value
 
     def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.hits = self.misses = 0
+        self._data.clear()
+        self.hits = self.misses = 0
 
     def __len__(self) -> int:
         return len(self._data)

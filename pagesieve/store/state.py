@@ -1,5 +1,7 @@
-"""The embedded state database: one SQLite file shared by the parts that remember things.
+"""The state database shared by the parts that remember things: an embedded SQLite file by default
+(nothing to start), or PostgreSQL (``state.url``) for several proxy instances sharing their state.
 
+Both are behind one interface, :func:`open_database` (``SQLiteDatabase``, ``PostgresDatabase``).
 User profiles (:mod:`pagesieve.store.profiles`) and per-site memory keep their tables here. Each
 part ("component") owns its tables and their schema history: a list of SQL scripts, applied
 in order by :func:`migrate` and recorded in ``schema_version``::
@@ -358,11 +360,8 @@ class PostgresDatabase:
                 with conn.cursor() as cur:
                     out = work(cur)
         except (psycopg.OperationalError, psycopg.InterfaceError) as err:
+            # psycopg_pool's PoolTimeout, PoolClosed and TooManyRequests are OperationalErrors too
             raise self._down(err) from err
-        except Exception as err:  # psycopg_pool.PoolTimeout: no connection could be had
-            if type(err).__name__ in ("PoolTimeout", "PoolClosed", "TooManyRequests"):
-                raise self._down(err) from err
-            raise
         self._up()
         return out
 
@@ -409,11 +408,8 @@ class PostgresDatabase:
                     yield _PgTx(cur)
                     cur.execute("UPDATE pagesieve_changes SET n = n + 1 WHERE id = 1")
         except (psycopg.OperationalError, psycopg.InterfaceError) as err:
+            # psycopg_pool's PoolTimeout, PoolClosed and TooManyRequests are OperationalErrors too
             raise self._down(err) from err
-        except Exception as err:
-            if type(err).__name__ in ("PoolTimeout", "PoolClosed", "TooManyRequests"):
-                raise self._down(err) from err
-            raise
         self._up()
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ import re
 import tempfile
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +29,7 @@ import bcrypt
 from mitmproxy.utils.htpasswd import HtpasswdFile
 
 from pagesieve.core.errors import ConfigError, InputError
+from pagesieve.core.lru import LRU
 
 DEFAULT_USER = "default"
 """The profile everyone shares when authentication is off."""
@@ -97,7 +98,7 @@ class Htpasswd:
         self._stamp: tuple[int, int] | None = None
         self._hashes: dict[str, bytes] = {}
         self._verified: set[tuple[str, bytes]] = set()  # one per user and password in use
-        self._rejected: OrderedDict[tuple[str, bytes], None] = OrderedDict()  # bounded: guesses
+        self._rejected: LRU[tuple[str, bytes], bool] = LRU(REMEMBERED_FAILURES)  # bounded: guesses
 
     def read(self) -> dict[str, str]:
         """name → hash, in file order. A missing file is an empty one; a malformed line an error."""
@@ -156,8 +157,7 @@ class Htpasswd:
             self._current()
             if key in self._verified:
                 return True
-            if key in self._rejected:
-                self._rejected.move_to_end(key)
+            if self._rejected.get(key):
                 return False
             return None
 
@@ -187,9 +187,7 @@ class Htpasswd:
             if ok:
                 self._verified.add(key)
             else:
-                self._rejected[key] = None
-                while len(self._rejected) > REMEMBERED_FAILURES:
-                    self._rejected.popitem(last=False)
+                self._rejected[key] = True
         return ok
 
 
