@@ -109,7 +109,7 @@ def add_routes(app: flask.Flask, settings_page: Any, control: PageControl, curre
         profile = store.get(user)
         sites = {**profile.sites, host: SiteRule(None, True)}
         try:
-            store.save(dataclasses.replace(profile, sites=sites), settings_page.source.preset)
+            store.save(dataclasses.replace(profile, sites=sites), settings_page.source.default_preset)
         except ConfigError as err:
             return message(400, "Not saved", str(err), link=True)
         log.info("page control: %s shows %s as sent from now on", user, host)

@@ -36,6 +36,12 @@ class ConfigSource:
         self.cfg = cfg
         self.preset: str | None = None
 
+    @property
+    def default_preset(self) -> str:
+        """The preset of users who chose none: the run's (``--preset``, ``pagesieve_preset``), else the
+        config file's ``preset``. The one place that decides it."""
+        return self.cfg.preset_for(self.preset)
+
     def load(self, loader) -> None:
         loader.add_option("pagesieve_config", str, "",
                           "pagesieve config file (empty: $PAGESIEVE_CONFIG, else the repository's config.yaml).")

@@ -155,8 +155,9 @@ def _shown(value: Any) -> str:
 class Form:
     """The settings of one user as form fields: rendering, and parsing a submitted form."""
 
-    def __init__(self, cfg: Any) -> None:
+    def __init__(self, cfg: Any, default_preset: str) -> None:
         self.cfg = cfg
+        self.default_preset = default_preset  # the run's (ConfigSource.default_preset)
         self.filters = FILTERS
         self.output = [i for i in S.describe(type(cfg.resolve().output)) if i["scope"] == S.USER]
         self.items = dict(self._all_items())
@@ -194,13 +195,13 @@ class Form:
         tree["chain"] = list(self.filters)
         return self.cfg.resolve(preset, tree, check=False)  # for the settings only: never run
 
-    def _filtering(self, preset: str | None, default_preset: str | None) -> str:
+    def _filtering(self, preset: str | None) -> str:
         """The preset whose settings the page shows (``as sent`` shows the default's)."""
-        return self.cfg.preset_for(None if preset == AS_SENT else preset, default_preset)
+        return self.cfg.preset_for(None if preset == AS_SENT else preset, self.default_preset)
 
-    def values(self, profile: Any, default_preset: str | None) -> dict[str, Any]:
+    def values(self, profile: Any) -> dict[str, Any]:
         """Dotted key → effective value for ``profile`` (what the page shows)."""
-        preset = self._filtering(profile.preset, default_preset)
+        preset = self._filtering(profile.preset)
         tree = overrides_tree(self.cfg, preset, profile)
         tree.pop("chain", None)  # the chain shown is chain_for(...) below
         spec = self._all_filters(preset, tree)
@@ -219,7 +220,7 @@ class Form:
         return out
 
     # -- parsing ---------------------------------------------------------------------------------
-    def parse(self, user: str, form: Mapping[str, list[str]], default_preset: str | None):
+    def parse(self, user: str, form: Mapping[str, list[str]]):
         """The profile the submitted ``form`` describes. A ``reset`` button's value (a section's id,
         or ``all``) puts that section back to the defaults. Raises ProfileError (field → message)
         when any field is refused: then nothing is saved."""
@@ -243,9 +244,9 @@ class Form:
         if preset is not None and preset != AS_SENT and preset not in self.cfg.presets:
             errors["preset"] = f"{preset!r}: not one of the ways pages can come"
             preset = None
-        if preset == self.cfg.preset_for(default_preset):
+        if preset == self.default_preset:
             preset = None  # the proxy's default: follows it when the operator changes it
-        base = self._filtering(preset, default_preset)
+        base = self._filtering(preset)
         # The fields showed the settings of the preset the page was rendered with: what differs from
         # that preset's defaults is what the user set (when they also chose another preset, their
         # edits carry over to it; the values they left as shown follow the new preset).
@@ -362,12 +363,11 @@ class Form:
         return f
 
     def view(self, user: str, token: str, values: Mapping[str, Any], sites: Mapping[str, Any],
-             default_preset: str, errors: Mapping[str, str] | None = None, message: str = "") -> dict:
+             errors: Mapping[str, str] | None = None, message: str = "") -> dict:
         """Everything the settings template needs, escaped by the template itself."""
         errors = errors or {}
         chosen = values.get("preset") or ""
-        shown_preset = self._filtering(chosen if chosen in self.cfg.presets or chosen == AS_SENT else None,
-                                       default_preset)
+        shown_preset = self._filtering(chosen if chosen in self.cfg.presets or chosen == AS_SENT else None)
         defaults = self.defaults(shown_preset)
 
         def field(key: str, first: bool = False) -> dict:
@@ -375,7 +375,7 @@ class Form:
 
         base_chain = list(self.cfg.presets[shown_preset]["chain"])
         chain = list(values.get("chain", ()))
-        in_force = chosen if chosen in self.cfg.presets or chosen == AS_SENT else default_preset
+        in_force = chosen if chosen in self.cfg.presets or chosen == AS_SENT else self.default_preset
         presets = [(name, *MAIN_PRESETS[name]) for name in MAIN_PRESETS if name in self.cfg.presets]
         presets.append((AS_SENT, *AS_SENT_CHOICE))
         others = [(name, name, body.get("description", "")) for name, body in self.cfg.presets.items()
@@ -402,7 +402,7 @@ class Form:
                              "open": bad})
         return {
             "user": user, "token": token, "errors": errors, "message": message,
-            "shown_preset": shown_preset, "default_preset": self.cfg.preset_for(default_preset),
+            "shown_preset": shown_preset, "default_preset": self.default_preset,
             "preset": in_force, "preset_changed": bool(chosen), "presets": presets, "other_presets": others,
             "preset_names": list(self.cfg.presets), "first": first,
             "removed_links": {"key": "chain.removed_links", "id": _field_id("chain.removed_links"),
@@ -436,7 +436,7 @@ class SettingsPage(asgiapp.WSGIApp):
         self.identity = identity
         self.control = control or PageControl(source, identity)
         self._form: Form | None = None
-        self._form_cfg: Any = None
+        self._form_key: Any = None
         self.app = create_app(self)
         super().__init__(self.app, "", None)
 
@@ -447,8 +447,9 @@ class SettingsPage(asgiapp.WSGIApp):
         return self.source.cfg.globals["users"].settings_host.lower() if self.source.cfg else ""
 
     def form(self) -> Form:
-        if self._form is None or self._form_cfg is not self.source.cfg:
-            self._form, self._form_cfg = Form(self.source.cfg), self.source.cfg
+        key = (self.source.cfg, self.source.default_preset)
+        if self._form is None or self._form_key != key:
+            self._form, self._form_key = Form(*key), key
         return self._form
 
     def should_serve(self, flow: http.HTTPFlow) -> bool:
@@ -473,17 +474,16 @@ class SettingsPage(asgiapp.WSGIApp):
     def show(self, user, store, *, values=None, errors=None, message="", status=200):
         form = self.form()
         profile = store.get(user)
-        preset = self.source.cfg.preset_for(self.source.preset)
         if values is None:
-            values = form.values(store.usable(profile, self.source.preset), self.source.preset)
-        view = form.view(user, store.csrf_token(user), values, profile.sites, preset, errors, message)
+            values = form.values(store.usable(profile, form.default_preset))
+        view = form.view(user, store.csrf_token(user), values, profile.sites, errors, message)
         return flask.render_template("settings.html", **view), status
 
     def save(self, user, store, form_data) -> Any:
         form = self.form()
         try:
-            profile = form.parse(user, form_data, self.source.preset)
-            store.save(profile, self.source.preset)
+            profile = form.parse(user, form_data)
+            store.save(profile, form.default_preset)
         except ProfileError as err:
             return self.show(user, store, values=self.submitted(form_data), errors=_field_errors(err.errors),
                              status=400)
