@@ -8,6 +8,8 @@ import pytest
 
 from tests.proxy.conftest import free_port
 
+pytestmark = pytest.mark.slow  # every test runs the command in a process of its own
+
 PAGE = b"<html><head><title>T</title><script>x()</script></head><body><p>Hello <b>world</b></p></body></html>"
 
 

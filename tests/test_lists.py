@@ -15,6 +15,8 @@ import yaml
 
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # runs `pagesieve lists` in a process of its own
+
 PAGE = ("<!doctype html><html><head><title>t</title></head><body><div id=story><h1>Story</h1>"
         + "<p>The harbour wall of Brightwater will be rebuilt after the winter storms, the council said.</p>" * 5
         + "<div class=evil-ad id=ad>Buy things</div></body></html>")

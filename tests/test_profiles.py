@@ -29,8 +29,8 @@ def load_cfg(tmp_path, **filters):
 
 def test_profile_stores_only_overrides_and_follows_changed_defaults(tmp_path):
     cfg, _ = load_cfg(tmp_path)
-    form = Form(cfg)
-    values = form.values(Profile("ann"), None)  # the form as shown; posted unchanged it stores nothing
+    form = Form(cfg, cfg.preset_for(None))
+    values = form.values(Profile("ann"))  # the form as shown; posted unchanged it stores nothing
     posted: dict[str, list[str]] = {"shown_preset": ["declutter"]}
     for key, item in form._items():
         v = values[key]
@@ -41,10 +41,10 @@ def test_profile_stores_only_overrides_and_follows_changed_defaults(tmp_path):
             posted[key] = [", ".join(v) if isinstance(v, (list, tuple)) else "" if v is None else str(v)]
     for name in values["chain"]:
         posted[f"chain.{name}"] = ["on"]
-    profile = form.parse("ann", posted, None)
+    profile = form.parse("ann", posted)
     assert profile.overrides == {} and profile.toggles == {} and profile.preset is None
     posted["filters.link_lists.ratio"] = ["0.5"]
-    profile = form.parse("ann", posted, None)
+    profile = form.parse("ann", posted)
     assert profile.overrides == {"filters.link_lists.ratio": 0.5}
     store = ProfileStore(cfg)
     store.save(profile)
@@ -99,6 +99,7 @@ def users_cli(config, *args, stdin=""):
                           input=stdin, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_users_command(tmp_path):
     cfg, path = load_cfg(tmp_path)
     assert users_cli(path, "add", "ann", "--password-stdin", stdin="short\n").returncode != 0
@@ -171,10 +172,10 @@ def test_an_old_profile_keeps_its_user_keys_and_loses_the_others_logged_once(tmp
 
 def test_the_settings_page_refuses_a_posted_operator_key(tmp_path):
     cfg, _ = load_cfg(tmp_path)
-    form = Form(cfg)
+    form = Form(cfg, cfg.preset_for(None))
     assert all(item["scope"] == "user" for _, item in form._items())
     with pytest.raises(ProfileError) as err:
-        form.parse("ann", {"shown_preset": ["declutter"], "filters.ads.lists": ["http://127.0.0.1:9/x"]}, None)
+        form.parse("ann", {"shown_preset": ["declutter"], "filters.ads.lists": ["http://127.0.0.1:9/x"]})
     assert "filters.ads.lists: operator-scope setting" in err.value.errors["filters.ads.lists"]
 
 
@@ -264,10 +265,10 @@ def test_the_settings_page_shows_every_user_setting_in_plain_words(tmp_path):
     from tests.conftest import NOT_PLAIN
 
     cfg, _ = load_cfg(tmp_path)
-    form = Form(cfg)
+    form = Form(cfg, cfg.preset_for(None))
     app = flask.Flask("test", template_folder=str(TEMPLATES))
     with app.app_context():
-        view = form.view("ann", "token", form.values(Profile("ann"), None), {}, cfg.preset_for(None))
+        view = form.view("ann", "token", form.values(Profile("ann")), {})
         html = flask.render_template("settings.html", **view)
     doc = lxml.html.document_fromstring(html)
     names = {el.name for el in doc.forms[0].inputs if el.name}

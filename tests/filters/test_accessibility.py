@@ -779,6 +779,7 @@ def test_text_output_for_speech(alt_in_text):
     assert ("[At dawn]" in lines) == alt_in_text and "At dawn" in lines
 
 
+@pytest.mark.slow
 def test_text_output_from_the_command_line(tmp_path):
     src = tmp_path / "page.html"
     src.write_text(SPEECH, encoding="utf-8")

@@ -522,6 +522,7 @@ def _reference_picks(generic, page, texts, compiled):
     return candidates, {t for t in texts & candidates if may_match(compiled(t))}
 
 
+@pytest.mark.slow
 def test_generic_rules_picked_per_page_are_those_of_the_plain_reference(debian_lists, corpus):
     """The real lists' generic rules on corpus pages: the same candidates and the same rules
     through the pre-check as the plain reference (checked on all 881 pages of ../shared/data/extraction

@@ -299,6 +299,7 @@ def test_bogus_model_disables_the_filter_with_one_log_line(caplog):
     assert len(note) == 1 and note[0]["reason"].startswith("filter disabled: spaCy model ")
 
 
+@pytest.mark.slow
 def test_explain_from_the_command_line(tmp_path):
     src = tmp_path / "story.html"
     src.write_text(page_with())
@@ -339,6 +340,7 @@ def _words(top):
     return set(WORD.findall("".join(parts).casefold()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("finder", ["main_content", "article"])
 def test_corpus_pages_with_captioned_images_lose_no_article_text(corpus, finder):
     """Article text = the body's text after the same chain without image_captions. The filter may

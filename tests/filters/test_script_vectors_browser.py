@@ -19,6 +19,8 @@ import pytest
 from pagesieve.engine import config as C
 from tests.conftest import run_filter
 
+pytestmark = pytest.mark.slow  # runs each page in headless Chromium
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ORIGIN = "http://vectors.test"
 F = ORIGIN + "/fired/"

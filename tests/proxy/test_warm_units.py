@@ -13,6 +13,8 @@ from pagesieve.engine import config as C
 from pagesieve.proxy_addons import warm, worker
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # starts worker processes and a forkserver
+
 
 @pytest.mark.parametrize("preset", ["declutter", "reader"])
 def test_the_sample_page_goes_through_every_filter_of_a_preset_without_a_failure(preset):
@@ -47,6 +49,7 @@ PROBE = """
 import concurrent.futures as cf
 from pagesieve.engine import config as C
 from pagesieve.proxy_addons import warm
+
 
 def probe():
     from pagesieve.proxy_addons import warm as w
