@@ -66,7 +66,8 @@ def page_lang(doc: Doc, ctx, s: AccessibilitySettings) -> None:
 
 
 def page_title(doc: Doc, ctx, s: AccessibilitySettings) -> None:
-    """An empty or missing ``<title>`` (setting ``title``) set from the first ``<h1>``, else the URL."""
+    """An empty or missing ``<title>`` (setting ``title``) set from the first ``<h1>``, else the URL's
+    host and path, else ``untitled_text``."""
     if not s.title:
         return
     page = doc.page
