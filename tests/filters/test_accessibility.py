@@ -696,11 +696,11 @@ ARIA_REPAIR_PAGES = [
 @pytest.mark.parametrize("fragment", ARIA_REPAIR_PAGES)
 @pytest.mark.parametrize("body_attrs", ["", " aria-expanded=true aria-nope=1 aria-owns=gone role=heading"])
 def test_aria_repairs_in_one_walk_do_what_the_walk_per_repair_did(fragment, body_attrs):
-    from pagesieve.filters.accessibility import AccessibilityFilter
+    from pagesieve.filters.accessibility.aria import repair_attrs
 
     html = f"<html><head><title id=t>t</title></head><body{body_attrs}><main>{fragment}</main></body></html>"
     pages, notes = [], []
-    for repair in (AccessibilityFilter._aria_attrs, _aria_attrs_reference):
+    for repair in (repair_attrs, _aria_attrs_reference):
         page, ctx = parse(html.encode()), _Notes()
         page.root.find(".//main").set("ARIA-Bad", "1")  # the parser lower-cases names; a filter may not
         repair(dom.body_of(page.root), ctx)
@@ -1041,12 +1041,15 @@ def test_alt_from_a_figure_caption_main_content_took_out():
 
 def test_aria_repairs_are_undone_with_the_rest_when_the_filter_fails(monkeypatch):
     # Fail-open: a failure later in the filter rolls back every change it made, attributes too.
-    from pagesieve.filters.accessibility import AccessibilityFilter
+    from pagesieve.filters import accessibility
+    from pagesieve.filters.accessibility import images
 
     def boom(*args, **kwargs):
         raise RuntimeError("later step fails")
 
-    monkeypatch.setattr(AccessibilityFilter, "_orphan_captions", staticmethod(boom))
+    assert images.orphan_captions in accessibility.RULES
+    monkeypatch.setattr(accessibility, "RULES", tuple(boom if r is images.orphan_captions else r
+                                                      for r in accessibility.RULES))
     html = ("<html><body><div id=d aria-controls='nowhere' aria-bogus=x aria-expanded=true></div>"
             "<span id=s aria-label=Close></span><p>" + "Some text of the page. " * 10 + "</p></body></html>")
     page, state, stats = run_filter("accessibility", html)

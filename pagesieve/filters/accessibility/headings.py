@@ -1,0 +1,77 @@
+"""Headings (WCAG 1.3.1, 2.4.6; axe ``page-has-heading-one``, ``heading-order``): one ``<h1>``, and no
+skipped levels inside ``<main>``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lxml.html import HtmlElement
+
+from pagesieve.core import dom
+from pagesieve.filters.accessibility.shared import Doc, inside
+
+if TYPE_CHECKING:
+    from pagesieve.filters.accessibility import AccessibilitySettings
+
+
+def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
+    """One ``<h1>``, then the headings inside ``<main>`` renumbered without gaps (setting ``headings``)."""
+    if not s.headings:
+        return
+    body = doc.body
+    scope = doc.main if doc.main is not None else body
+    chosen = _one_h1(body, scope, doc.page, ctx, s)
+    _renumber(scope, chosen, ctx)
+
+
+def _one_h1(body: HtmlElement, scope: HtmlElement, page, ctx, s: AccessibilitySettings) -> HtmlElement | None:
+    """The page's one ``<h1>``: the first inside ``scope``, else the first on the page (other ``<h1>``
+    become ``<h2>``); with none, the first highest heading in ``scope`` promoted, else the title added
+    (``title_heading``), else the first heading on the page promoted."""
+    all_h = list(body.iter(*dom.HEADINGS))
+    in_main = [h for h in all_h if inside(h, scope)]
+    h1s = [h for h in all_h if h.tag == "h1"]
+    chosen = next((h for h in h1s if h in in_main), h1s[0] if h1s else None)
+    for h in h1s:
+        if h is not chosen:
+            h.tag = "h2"
+            ctx.note("heading", h, "a second <h1> became <h2> (one <h1> per page)")
+    if chosen is None:
+        if in_main:
+            top = min(int(h.tag[1]) for h in in_main)
+            chosen = next(h for h in in_main if int(h.tag[1]) == top)
+            ctx.note("heading", chosen, f"no <h1>: the first <h{top}> of the main content became <h1>")
+            chosen.tag = "h1"
+        elif s.title_heading and page.title:
+            chosen = dom.element("h1")
+            chosen.text = page.title
+            chosen.tail = scope.text
+            scope.text = None
+            scope.insert(0, chosen)
+            ctx.note("heading", chosen, "no heading in the main content: the title added as <h1>",
+                     measured={"title": page.title})
+        elif all_h:
+            chosen = all_h[0]
+            ctx.note("heading", chosen, f"no <h1>: the first heading <{chosen.tag}> became <h1>")
+            chosen.tag = "h1"
+    return chosen
+
+
+def _renumber(scope: HtmlElement, chosen: HtmlElement | None, ctx) -> None:
+    """The headings inside the main content renumbered without skipped levels: a stack of (original
+    level, new level) keeps their relative order (h1, h3, h4, h3 become h1, h2, h3, h2)."""
+    stack = [(0, 1)]
+    for h in list(scope.iter(*dom.HEADINGS)):
+        if h is chosen:
+            stack = [(0, 1)]
+            continue
+        level = int(h.tag[1])
+        while stack[-1][0] >= level:
+            stack.pop()
+        new = stack[-1][1] + 1
+        new = min(new, 6)
+        stack.append((level, new))
+        if new != level:
+            ctx.note("heading", h, f"<h{level}> renumbered <h{new}>: no skipped levels",
+                     measured={"level": level}, threshold={"level": new})
+            h.tag = f"h{new}"

@@ -1,0 +1,105 @@
+"""Tables (WCAG 1.3.1, 1.3.2): a layout table becomes blocks in reading order, keeping its colours;
+a data table's header cells say what they head."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from lxml.html import HtmlElement
+
+from pagesieve.core import dom
+from pagesieve.filters.accessibility.shared import Doc
+
+if TYPE_CHECKING:
+    from pagesieve.filters.accessibility import AccessibilitySettings
+
+TABLE_PARTS = ("tbody", "thead", "tfoot", "tr", "td", "th", "caption")
+#: Attributes that mean something only on a table (dropped when it becomes <div>s).
+TABLE_ATTRS = frozenset("width height border cellpadding cellspacing bgcolor align valign background summary "
+                        "rules frame colspan rowspan nowrap abbr headers scope axis char charoff".split())
+
+
+def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
+    """Layout tables linearised (setting ``layout_tables``), data tables' header cells scoped
+    (``table_headers``)."""
+    if not (s.layout_tables or s.table_headers):
+        return
+    body = doc.body
+    tables = list(body.iter("table"))
+    data = {t: dom.is_data_table(t) for t in tables}
+    parts = {t: [p for p in t.iter(*TABLE_PARTS) if next(p.iterancestors("table"), None) is t]
+             for t in tables if not data[t]} if s.layout_tables else {}
+    for table in tables:
+        if data[table]:
+            if s.table_headers:
+                _scope(table, ctx)
+        elif s.layout_tables:
+            if not ctx.in_document(table):
+                continue
+            rows = sum(1 for p in parts[table] if p.tag == "tr")
+            spacers = 0
+            for p in parts[table]:
+                # A cell or row that only holds space (spacer images, &nbsp;, nothing) is dropped:
+                # as a block it would keep the colour and height the layout gave it (bars of colour).
+                if p.tag in ("tr", "td", "th") and ctx.in_document(p) and dom.is_layout_spacer(p, s.decorative_max_px):
+                    ctx.remove(p, "layout spacer cell dropped with its layout table", explain=False)
+                    spacers += 1
+            for p in parts[table]:
+                if not ctx.in_document(p):
+                    continue
+                p.tag = "div"
+                _keep_colours(p)
+                _drop_attrs(p, TABLE_ATTRS)
+            for p in [c for c in table if isinstance(c.tag, str) and c.tag in ("colgroup", "col")]:
+                table.remove(p)
+            table.tag = "div"
+            _keep_colours(table)
+            _drop_attrs(table, TABLE_ATTRS)
+            if (table.get("role") or "").strip().lower() in ("presentation", "none"):
+                del table.attrib["role"]
+            ctx.note("linearise", table, "layout table turned into blocks in reading order (WCAG 1.3.2)",
+                     measured={"rows": rows, "spacers_dropped": spacers})
+
+
+def _scope(table: HtmlElement, ctx) -> None:
+    for th in table.iter("th"):
+        if th.get("scope") or next(th.iterancestors("table"), None) is not table:
+            continue
+        row = th.getparent()
+        cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
+        if row.getparent() is not None and row.getparent().tag == "thead" or all(c.tag == "th" for c in cells):
+            scope = "col"
+        elif cells and cells[0] is th and any(c.tag == "td" for c in cells):
+            scope = "row"
+        else:
+            continue
+        th.set("scope", scope)
+        ctx.note("scope", th, f"header cell given scope={scope} (WCAG 1.3.1)")
+
+
+#: A colour value an HTML attribute may hold that CSS reads the same (a name, #rgb/#rrggbb).
+_COLOUR = re.compile(r"^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|[a-zA-Z]{3,20})$")
+
+
+def _keep_colours(el: HtmlElement) -> None:
+    """A table part that becomes a ``<div>`` keeps the colours its presentational attributes gave it
+    (``bgcolor``, ``background``) as the same inline style: text coloured for that background
+    (a ``<font color>``, a cell's own style) would otherwise be left on the page's (axe color-contrast)."""
+    decls = []
+    bg = (el.get("bgcolor") or "").strip()
+    if re.fullmatch(r"[0-9a-fA-F]{6}", bg):  # HTML's legacy colour parsing reads "ff6600" as #ff6600
+        bg = "#" + bg
+    if _COLOUR.match(bg):
+        decls.append(f"background-color:{bg}")
+    image = (el.get("background") or "").strip()
+    if image and not re.search(r"[\s()'\"\\]", image):
+        decls.append(f"background-image:url({image})")
+    if decls:
+        style = (el.get("style") or "").strip().rstrip(";")
+        el.set("style", ";".join(decls) + (";" + style if style else ""))  # the element's own style wins
+
+
+def _drop_attrs(el: HtmlElement, names: frozenset) -> None:
+    for name in names & set(el.attrib):
+        del el.attrib[name]
