@@ -25,7 +25,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from pagesieve.engine import config as C
-from pagesieve.evaluate import _percentile, load_dataset
+from pagesieve.evaluation.datasets import load_dataset
+from pagesieve.evaluation.metrics import percentile
 from pagesieve.filters import image_captions as ic
 from pagesieve.nlp import entities
 
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
                                         "old": "remove" if was else "keep", "new": "remove" if now else "keep",
                                         "old_entry": _entry(runs[False][2], a.caption), "new_entry": _entry(runs[True][2], a.caption)})
             def stat(v):
-                return f"{statistics.median(v):7.2f} /{_percentile(v, 0.95):7.2f}" if v else "      -"
+                return f"{statistics.median(v):7.2f} /{percentile(v, 0.95):7.2f}" if v else "      -"
             print(f"{corpus.name:<14} {preset:<10} {images:6d} {same / images if images else 1:7.1%} {pages:5d} "
                   f"{fell_back:4d}  {stat(ms[False]):>18}  {stat(ms[True]):>18}", flush=True)
     if args.json:

@@ -44,7 +44,8 @@ from pathlib import Path
 import lxml.html
 
 from pagesieve.engine import config as C
-from pagesieve.evaluate import _percentile, load_dataset
+from pagesieve.evaluation.datasets import load_dataset
+from pagesieve.evaluation.metrics import percentile
 from pagesieve.nlp import entities
 from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS
 
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
 
     floor = [timed(floor_once, d, args.repeat) for _, d in pages]
     print(f"\nfloor (lxml parse + serialize): median {statistics.median(floor):.2f} ms, "
-          f"p95 {_percentile(floor, 0.95):.2f} ms per page")
+          f"p95 {percentile(floor, 0.95):.2f} ms per page")
     mem_pages = pages[:: max(1, len(pages) // args.memory_pages)][: args.memory_pages]
     floor_mem = [peak_kib(floor_once, d) for _, d in mem_pages]
 
@@ -160,21 +161,21 @@ def main(argv: list[str] | None = None) -> int:
         mem = [peak_kib(lambda d, s=s, c=chain: c.process(d, url=s.url), d) for s, d in mem_pages]
         print(f"\n== {preset}  (chain built and warmed in {load_ms:.0f} ms; {failed} pages with a failed filter)")
         ratios = [t / f for t, f in zip(totals, floors)]
-        print(f"   total    median {statistics.median(totals):7.2f} ms  p95 {_percentile(totals, 0.95):7.2f} ms  "
+        print(f"   total    median {statistics.median(totals):7.2f} ms  p95 {percentile(totals, 0.95):7.2f} ms  "
               f"= {sum(totals) / sum(floors):5.2f}x the floor   {len(totals) / (sum(totals) / 1000):6.1f} pages/s")
-        print(f"   per page median {statistics.median(ratios):6.2f}x  p95 {_percentile(ratios, 0.95):6.2f}x the page's floor "
+        print(f"   per page median {statistics.median(ratios):6.2f}x  p95 {percentile(ratios, 0.95):6.2f}x the page's floor "
               f"(floor measured with each page: median {statistics.median(floors):.2f} ms)")
         for ner, label in ((True, "with NER"), (False, "without")):
             part = [r for r, j in zip(ratios, judged) if j == ner]
             if part and any(judged):
                 print(f"     {label:<12} {len(part):4d} pages: median {statistics.median(part):6.2f}x  "
-                      f"p95 {_percentile(part, 0.95):6.2f}x  (pages where image_captions judged captioned images)")
+                      f"p95 {percentile(part, 0.95):6.2f}x  (pages where image_captions judged captioned images)")
         print(f"   memory   median peak {statistics.median(mem):8.0f} KiB = "
               f"{statistics.median(m / f for m, f in zip(mem, floor_mem)):5.2f}x the floor's")
         floor_mean = sum(floors) / len(floors)
         for name, values in per_filter.items():
             mean = statistics.fmean(values)
-            print(f"   {name:<16} mean {mean:7.2f} ms  p95 {_percentile(values, 0.95):7.2f} ms  "
+            print(f"   {name:<16} mean {mean:7.2f} ms  p95 {percentile(values, 0.95):7.2f} ms  "
                   f"= {mean / floor_mean:5.2f}x the floor")
     return 0
 
@@ -217,7 +218,7 @@ def bench_captions(args) -> int:
             v = rows[captioned]
             if v:
                 print(f"   {label:<22} {len(v):4d} pages  mean {statistics.fmean(v):7.2f}  median "
-                      f"{statistics.median(v):7.2f}  p95 {_percentile(v, 0.95):7.2f} ms")
+                      f"{statistics.median(v):7.2f}  p95 {percentile(v, 0.95):7.2f} ms")
     return 0
 
 

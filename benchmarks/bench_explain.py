@@ -16,7 +16,7 @@ import time
 from bench_chain import DEFAULT, _freeze
 
 from pagesieve.engine import config as C
-from pagesieve.evaluate import load_dataset
+from pagesieve.evaluation.datasets import load_dataset
 from pagesieve.nlp import entities
 from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS
 

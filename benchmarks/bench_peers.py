@@ -7,7 +7,7 @@ A DATASET_DIR may hold several datasets (``../shared/data/extraction``: every co
 trafilatura with its defaults (``trafilatura.extract``, comments included) and without comments;
 readability-lxml's ``Document.summary`` rendered to text by pagesieve's own text renderer (as
 ``pagesieve eval`` renders its presets); resiliparse's ``extract_plain_text(main_content=True)``.
-Scores: mean per-page token P, R, F1 (``pagesieve.evaluate.prf``), pages/s over extraction time,
+Scores: mean per-page token P, R, F1 (``pagesieve.evaluation.metrics.prf``), pages/s over extraction time,
 and F1 per ``meta.page_type`` where the dataset has one.
 """
 
@@ -20,7 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from pagesieve.evaluate import _percentile, datasets_in, load_dataset, prf, tokens
+from pagesieve.evaluation.datasets import datasets_in, load_dataset
+from pagesieve.evaluation.metrics import percentile, prf, tokens
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction"
 
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
             total = sum(times) / 1000
             print(f"{directory.name[:16]:<16} {name:<20} {len(fs):>5} {statistics.fmean(ps):>6.3f} "
                   f"{statistics.fmean(rs):>6.3f} {statistics.fmean(fs):>6.3f} {len(times) / total:>8.1f} "
-                  f"{statistics.median(times):>7.1f} {_percentile(times, 0.95):>7.1f} {errors:>6}")
+                  f"{statistics.median(times):>7.1f} {percentile(times, 0.95):>7.1f} {errors:>6}")
             sys.stdout.flush()
             for t, v in sorted(per_type.items()):
                 by_type_lines.append(f"{directory.name[:16]:<16} {name:<20} {t:<14} {len(v):>5} {statistics.fmean(v):>6.3f}")

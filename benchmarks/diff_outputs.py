@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from pagesieve.engine import config as C
-from pagesieve.evaluate import load_dataset
+from pagesieve.evaluation.datasets import load_dataset
 from pagesieve.nlp import entities
 from pagesieve.proxy_addons.worker import REMOVAL_ACTIONS
 

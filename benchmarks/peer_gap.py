@@ -7,7 +7,7 @@
 For every corpus of the eval report (and every ``meta.page_type`` of a corpus that has them): the peer
 with the highest mean F1 there, its F1, the preset's F1 and the difference (``ok`` when the preset is
 at least as good); then the recall of ``--recall-preset`` against the 0.99 floor. Both reports must
-score the same pages (same corpora, same metric: ``pagesieve.evaluate.prf``); nothing is re-measured.
+score the same pages (same corpora, same metric: ``pagesieve.evaluation.metrics.prf``); nothing is re-measured.
 """
 
 from __future__ import annotations

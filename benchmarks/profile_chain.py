@@ -26,7 +26,7 @@ from pathlib import Path
 import lxml.html
 
 from pagesieve.engine import config as C
-from pagesieve.evaluate import load_dataset
+from pagesieve.evaluation.datasets import load_dataset
 from pagesieve.nlp import entities
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "extraction" / "scrapinghub"

@@ -101,7 +101,7 @@ def _extra_commands():
     """Sub-commands that live with the part of the package they belong to (listed here, explicitly)."""
     out = []
     for module, attr in (("pagesieve.proxy_addons.launcher", "add_parser"),
-                         ("pagesieve.evaluate", "add_parser"),
+                         ("pagesieve.evaluation.command", "add_parser"),
                          ("pagesieve.users", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])

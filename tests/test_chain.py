@@ -6,7 +6,9 @@ import lxml.html
 import pytest
 from lxml import etree
 
-from pagesieve.engine.chain import Chain, FilterContext, RunState
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.context import FilterContext
+from pagesieve.engine.state import RunState
 from pagesieve.engine.config import SafetySettings
 from pagesieve.engine.document import parse, serialize
 from pagesieve.engine.output import OutputSettings

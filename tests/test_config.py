@@ -124,7 +124,7 @@ def test_which_preset_applies_is_decided_in_one_place():
 # -- chain-order contracts (filters' requires / assigns / uses) ------------------------------------
 
 def test_every_shipped_preset_passes_the_order_check(cfg):
-    from pagesieve.engine.chain import check_order
+    from pagesieve.engine.order import check_order
 
     assert len(cfg.presets) >= 8
     for name, body in cfg.presets.items():
@@ -171,7 +171,8 @@ def test_config_check_refuses_a_bad_order(tmp_path):
 def test_declarations_name_real_handoff_fields():
     from dataclasses import fields
 
-    from pagesieve.engine.chain import HANDOFFS, RunState, check_declarations
+    from pagesieve.engine.order import check_declarations
+    from pagesieve.engine.state import HANDOFFS, RunState
 
     assert set(HANDOFFS) <= {f.name for f in fields(RunState)}
     for cls in FILTERS.values():

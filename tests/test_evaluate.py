@@ -9,7 +9,9 @@ import pytest
 
 from pagesieve import cli
 from pagesieve.core.errors import InputError
-from pagesieve.evaluate import Sample, evaluate, load_dataset, noise_removed, page_infos, prf, tokens
+from pagesieve.evaluation.datasets import Sample, load_dataset, page_infos
+from pagesieve.evaluation.metrics import noise_removed, prf, tokens
+from pagesieve.evaluation.runner import evaluate
 
 
 def test_tokens_are_lowercased_unicode_words_as_a_multiset():
@@ -110,8 +112,8 @@ def test_truth_lines_split_on_newline_only(tmp_path):
     ("!!!", "anything", False),                           # a snippet without a word is never found
 ])
 def test_snippet_found(snippet, text, found):
-    from pagesieve.evaluate import _phrase, snippet_found
-    assert snippet_found(snippet, _phrase(text)) is found
+    from pagesieve.evaluation.metrics import snippet_found, word_phrase
+    assert snippet_found(snippet, word_phrase(text)) is found
 
 
 @pytest.mark.parametrize("expected, heading, ok", [
@@ -121,7 +123,7 @@ def test_snippet_found(snippet, text, found):
     ("Big storm hits the coast", None, False),
 ])
 def test_headline_matches(expected, heading, ok):
-    from pagesieve.evaluate import headline_matches
+    from pagesieve.evaluation.metrics import headline_matches
     assert headline_matches(expected, heading) is ok
 
 
@@ -141,7 +143,8 @@ def typed_dataset(tmp_path):
 
 
 def test_eval_reports_snippets_headline_types_and_detection(typed_dataset):
-    from pagesieve.evaluate import evaluate_corpus, format_corpora
+    from pagesieve.evaluation.report import format_corpora
+    from pagesieve.evaluation.runner import evaluate_corpus
     c = evaluate_corpus(typed_dataset, ["reader"])
     (r,) = c.presets
     assert r.with_kept == 1.0 and r.without_removed == 1.0
@@ -170,7 +173,7 @@ def test_cli_scores_every_corpus_in_a_directory(dataset, typed_dataset, tmp_path
 def test_a_truth_stored_as_utf16_read_as_latin1_is_decoded(tmp_path, caplog):
     import json as _json
 
-    from pagesieve.evaluate import load_dataset, repair_truth
+    from pagesieve.evaluation.datasets import load_dataset, repair_truth
 
     broken = "\ufeffThe abbot asked his pupil.".encode("utf-16-le").decode("latin-1")
     assert broken.startswith("ÿþ") and "\x00" in broken
@@ -185,7 +188,7 @@ def test_a_truth_stored_as_utf16_read_as_latin1_is_decoded(tmp_path, caplog):
 
 
 def test_eval_counts_pages_made_noisier_and_recall_without_the_list(typed_dataset):
-    from pagesieve.evaluate import evaluate_corpus
+    from pagesieve.evaluation.runner import evaluate_corpus
     (d,) = evaluate_corpus(typed_dataset, ["declutter"]).presets  # the menu goes, its one-word labels do not come back
     assert d.noisier == 0 and d.per_page[0]["noise_removed"] > 0
     assert d.recall_no_list == d.recall and "r_no_list" not in d.per_page[0]
@@ -202,7 +205,7 @@ def _run(*pages: tuple[str, float, float]) -> list[dict]:
 
 
 def test_compare_lists_pages_moved_by_more_than_the_bound_either_way():
-    from pagesieve.evaluate import compare_runs
+    from pagesieve.evaluation.report import compare_runs
     before = {("wcxb", "reader"): _run(("up", 0.3, 0.9), ("down", 0.9, 0.9), ("recall", 0.8, 0.95),
                                        ("still", 0.5, 0.5), ("edge", 0.5, 0.5), ("gone", 0.1, 0.1))}
     after = {("wcxb", "reader"): _run(("up", 0.9, 0.9), ("down", 0.6, 0.9), ("recall", 0.75, 0.7),
@@ -222,7 +225,7 @@ def test_compare_lists_pages_moved_by_more_than_the_bound_either_way():
 
 
 def test_report_runs_reads_both_report_shapes_and_refuses_others():
-    from pagesieve.evaluate import report_runs
+    from pagesieve.evaluation.report import report_runs
     pages = _run(("a", 0.5, 0.5))
     many = {"datasets": {"/x/corpus-one": {"presets": {"reader": {"f1": 0.5, "per_page": pages}}}}}
     assert report_runs(many) == {("corpus-one", "reader"): pages}

@@ -1,6 +1,6 @@
 """The package's layers, as its folders show them: imports run one way and never in a circle.
 
-From the top down: the commands (``pagesieve/*.py``) and the proxy (``proxy_addons/``) →
+From the top down: the commands (``pagesieve/*.py``, ``evaluation/``) and the proxy (``proxy_addons/``) →
 persistence (``store/``) → the engine (``engine/``) → the filters (``filters/``) → page analysis
 (``analysis/``) and named-entity work (``nlp/``) → the bottom layer (``core/``: DOM helpers,
 measurement, errors, the setting declaration). A module imports its own layer or a lower one; one
@@ -19,7 +19,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "pagesieve"
 
 #: Layer of each folder, the bottom first; the package's own top-level modules are the commands.
-LAYERS = {"core": 0, "analysis": 1, "nlp": 1, "filters": 2, "engine": 3, "store": 4, "proxy_addons": 5, "": 5}
+LAYERS = {"core": 0, "analysis": 1, "nlp": 1, "filters": 2, "engine": 3, "store": 4, "proxy_addons": 5,
+          "evaluation": 5, "": 5}
 LAYER_NAMES = {0: "core", 1: "analysis/nlp", 2: "filters", 3: "engine", 4: "store", 5: "commands and proxy"}
 
 

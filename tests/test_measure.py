@@ -8,7 +8,8 @@ import pytest
 
 from pagesieve.core import dom
 from pagesieve.core.measure import SILENT, UNCOUNTED, TextMeasure, chars, letters, words
-from pagesieve.engine.chain import FilterContext, RunState
+from pagesieve.engine.context import FilterContext
+from pagesieve.engine.state import RunState
 from pagesieve.engine.document import parse
 from pagesieve.filters.link_lists import _link_stats
 

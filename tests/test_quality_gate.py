@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pagesieve.evaluate import evaluate_corpus, load_dataset
+from pagesieve.evaluation.datasets import load_dataset
+from pagesieve.evaluation.runner import evaluate_corpus
 from tests.conftest import CORPUS, EXTRACTION
 
 SPEC = json.loads((Path(__file__).parent / "quality_floors.json").read_text(encoding="utf-8"))

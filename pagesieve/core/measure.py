@@ -3,7 +3,7 @@
 :class:`TextMeasure` holds, for every element of the page, what :func:`pagesieve.core.dom.text_len`
 would answer — the non-whitespace characters of the text under it, scripts and styles excluded —
 measured in one pass over the tree (children before parents, so each element adds up its
-children). The :class:`~pagesieve.engine.chain.FilterContext` sees every change a filter makes and keeps
+children). The :class:`~pagesieve.engine.context.FilterContext` sees every change a filter makes and keeps
 the numbers exact: a removal subtracts the node's count from its ancestors, an insertion or a
 replacement measures the new subtree and adds it, a text change adds the difference. Changes it
 cannot follow (a checkpointed copy is edited in place, an undo) drop the measurement; it is taken

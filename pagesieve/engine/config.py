@@ -36,7 +36,8 @@ from pagesieve.core import settings as S
 from pagesieve.core.errors import ConfigError
 from pagesieve.core.lru import LRU
 from pagesieve.core.settings import setting
-from pagesieve.engine.chain import Chain, check_order
+from pagesieve.engine.chain import Chain
+from pagesieve.engine.order import check_order
 from pagesieve.engine.globals import GLOBAL_SECTIONS
 from pagesieve.engine.output import OutputSettings
 from pagesieve.filters import FILTERS
@@ -190,7 +191,7 @@ class Config:
                 check: bool = True) -> ChainSpec:
         """The chain spec for ``preset`` (default: the configured one) with ``overrides`` (a nested
         mapping as from :func:`overrides_to_tree`, may include ``preset``) layered on top. The
-        chain's order is checked (:func:`~pagesieve.engine.chain.check_order`) unless ``check`` is false
+        chain's order is checked (:func:`~pagesieve.engine.order.check_order`) unless ``check`` is false
         (a spec wanted only for its settings, never run)."""
         overrides = dict(overrides or {})
         preset = self.preset_for(overrides.pop("preset", None), preset)

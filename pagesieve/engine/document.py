@@ -456,8 +456,3 @@ def serialize(page: Page) -> bytes:
     # elements themselves.
     text = etree.tostring(page.root, encoding="unicode", method="html")
     return (doctype + "\n" + text).encode(page.encoding, errors="xmlcharrefreplace")
-
-
-def serialize_untouched(page: Page) -> bytes:
-    """lxml's plain serialisation (the benchmark's floor: parse + serialize)."""
-    return lxml.html.tostring(page.root, encoding=page.encoding, method="html")

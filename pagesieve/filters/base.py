@@ -1,16 +1,16 @@
 """What a filter is: a stable ``name``, a frozen ``Settings`` dataclass, one ``apply`` method.
 
 A filter transforms a parsed :class:`~pagesieve.engine.document.Page` in place and changes the tree
-only through its :class:`~pagesieve.engine.chain.FilterContext` (``ctx.remove``, ``ctx.replace``,
+only through its :class:`~pagesieve.engine.context.FilterContext` (``ctx.remove``, ``ctx.replace``,
 ``ctx.set_attr``, ``ctx.insert``), which explains every removal and can undo the filter's
 work if it fails or removes nearly all of the article. Filters know nothing of HTTP, users
 or the proxy. Expensive preparation (rule lists, models) happens once, in ``__init__``.
 
 What a filter needs from the filters before it and what it leaves for those after it is declared,
-as names of the run state's hand-off fields (:data:`pagesieve.engine.chain.HANDOFFS`, e.g. ``article``,
+as names of the run state's hand-off fields (:data:`pagesieve.engine.state.HANDOFFS`, e.g. ``article``,
 ``removed_links``), in ``requires`` / ``assigns`` / ``uses`` (as spaCy components declare
 ``requires=`` / ``assigns=``). A chain is checked against them when it is built
-(:func:`pagesieve.engine.chain.check_order`): a filter placed where what it needs cannot be there is
+(:func:`pagesieve.engine.order.check_order`): a filter placed where what it needs cannot be there is
 refused with a message naming the filter and what it needs.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from pagesieve.engine.chain import FilterContext
+    from pagesieve.engine.context import FilterContext
     from pagesieve.engine.document import Page
 
 

@@ -40,7 +40,7 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from pagesieve.core.errors import ConfigError, StateUnavailable
-from pagesieve.engine.chain import ChainOrderError, check_order
+from pagesieve.engine.order import ChainOrderError, check_order
 from pagesieve.engine.config import Config, check_user_key, overrides_to_tree
 from pagesieve.filters import FILTERS
 from pagesieve.store import state

@@ -13,7 +13,7 @@ from pagesieve.engine.chain import Chain
 from pagesieve.engine.config import SafetySettings
 from pagesieve.engine.document import parse
 from pagesieve.engine.output import OutputSettings
-from pagesieve.filters.ads import AdsFilter, compile_selector
+from pagesieve.filters.ads import AdsFilter, compile_selector, network
 from pagesieve.filters.base import Filter
 from tests.conftest import run_filter
 
@@ -467,7 +467,7 @@ def _absolute_reference(url, base):
 @pytest.mark.parametrize("base", BASES + [None])
 def test_url_resolution_fast_paths_agree_with_urljoin(base):
     for url in URLS:
-        assert AdsFilter._absolute(url, base) == _absolute_reference(url, base), (url, base)
+        assert network.absolute(url, base) == _absolute_reference(url, base), (url, base)
 
 
 def test_generic_rules_index_finds_every_rule_that_matches(rules):
@@ -565,7 +565,7 @@ def test_a_plain_lone_class_or_id_compiles_as_cssselect_reads_it(selector):
     """The fast path (no cssselect parse, XPath built when first asked for) gives what cssselect's
     parse gives: the same needs, the same simple form, the same XPath (checked on the 22,840 runnable
     hiding rules of the Debian lists when it was written, 19,838 of them by the fast path)."""
-    from pagesieve.filters.ads import _compile_css
+    from pagesieve.filters.ads.selectors import _compile_css
     fast, ref = compile_selector(selector), _compile_css(selector)
     assert fast is not None and ref is not None and fast.compiled is None
     assert (fast.parts, fast.simple) == (ref.parts, ref.simple) and fast.xpath.path == ref.xpath.path
@@ -573,7 +573,7 @@ def test_a_plain_lone_class_or_id_compiles_as_cssselect_reads_it(selector):
 
 @pytest.mark.parametrize("selector", [".-ad", "#9x", ".a\\:b", ".a.b", "div.ad", ".a, .b", "#a b"])
 def test_other_selectors_go_through_cssselect(selector):
-    from pagesieve.filters.ads import _compile_css
+    from pagesieve.filters.ads.selectors import _compile_css
     got, ref = compile_selector(selector), _compile_css(selector)
     assert (got is None) == (ref is None)
     if got is not None:

@@ -98,7 +98,7 @@ def test_inline_links_in_a_sentence(d_t, kept):
 
 
 def test_article_links_kept_when_article_known():
-    from pagesieve.engine.chain import Chain, FilterContext, RunState  # noqa: F401
+    from pagesieve.engine.chain import Chain
     from pagesieve.engine.config import SafetySettings
     from pagesieve.engine.document import parse
     from pagesieve.engine.output import OutputSettings

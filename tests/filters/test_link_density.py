@@ -118,7 +118,7 @@ def test_link_heavy_body_left_unchanged_unless_search_is_on():
 
 def test_real_page_keeps_most_of_the_article(corpus):
     from pagesieve.engine.output import OutputSettings, to_text
-    from pagesieve.evaluate import prf, tokens
+    from pagesieve.evaluation.metrics import prf, tokens
 
     pid, path, truth = corpus[0]
     page, _, stats = run_filter("link_density", path.read_bytes(), search_link_heavy=True, precise_la=40,

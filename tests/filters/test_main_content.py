@@ -346,7 +346,8 @@ def test_headline_from_metadata_without_site_name():
 def test_headline_when_the_chosen_node_is_itself_a_demoted_h1():
     # A chosen node that the headline step replaces (a second <h1> made <h2>) must not lose its place.
     from pagesieve.analysis.headline import Headline
-    from pagesieve.engine.chain import FilterContext, RunState
+    from pagesieve.engine.context import FilterContext
+    from pagesieve.engine.state import RunState
     from pagesieve.engine.document import parse
     from pagesieve.filters.main_content import MainContentFilter
 

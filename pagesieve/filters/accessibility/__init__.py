@@ -151,7 +151,7 @@ Each part is a setting; in the order they run:
   a reader chain keeps the site's style sheet but not always the ancestors its link colours
   depended on.
 
-Structural edits happen on one :meth:`~pagesieve.engine.chain.FilterContext.checkpoint` copy of the
+Structural edits happen on one :meth:`~pagesieve.engine.context.FilterContext.checkpoint` copy of the
 body (undoable as a whole); each one is recorded with ``ctx.note`` and removals go through
 ``ctx.remove``.
 
