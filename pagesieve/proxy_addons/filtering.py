@@ -23,13 +23,10 @@ the worker filters what it is sent without sniffing it again.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import time
 import weakref
 from concurrent.futures import Executor
-from dataclasses import replace
 from typing import Any
 
 from mitmproxy import ctx, http
@@ -37,17 +34,15 @@ from mitmproxy.net import encoding
 from mitmproxy.utils.human import parse_size
 
 from pagesieve.core.errors import ConfigError, StateUnavailable
-from pagesieve.core.lru import LRU
 from pagesieve.engine.document import web_label
-from pagesieve.proxy_addons import warm
 from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
 from pagesieve.proxy_addons.control import OWN_PAGE_HEADERS, PageControl, take_bypass_param
 from pagesieve.proxy_addons.http_rules import (FRAME_DESTINATIONS, STALE_HEADERS, Candidate, ContentType, candidate,
                                                content_type, host_matches, private_caching)
 from pagesieve.proxy_addons.identity import USER_KEY
 from pagesieve.proxy_addons.options import ConfigSource
-from pagesieve.proxy_addons.pool import WARM_UP_LIMIT_SECONDS, Busy, WorkerPool
-from pagesieve.proxy_addons.worker import SPEC_CACHE_SIZE, Job, Outcome, filter_page
+from pagesieve.proxy_addons.pool import Busy, WorkerPool, Workers
+from pagesieve.proxy_addons.worker import Job, Outcome
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -70,10 +65,6 @@ POLICY_KEY = "pagesieve.fail_safe_policy"
 STRICT_POLICY = "script-src 'none'; object-src 'none'"
 
 
-def _freeze(value: Any) -> Any:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 class Declutter:
     """Runs the user's chain on HTML responses (see the module doc)."""
 
@@ -82,19 +73,13 @@ class Declutter:
     def __init__(self, source: ConfigSource, executor: Executor | None = None,
                  control: PageControl | None = None, identity: Any = None) -> None:
         self.source = source
-        self._executor = executor  # tests: a thread pool instead of worker processes
         self.control = control or PageControl(source)  # the page control and the bypass tokens (control.py)
         self.identity = identity  # builds a user's profile when a response needs it (identity.py)
-        self.pool: WorkerPool | None = None
-        self._pool_key: Any = None
-        #: Resolved chain specs by key (a preset with a user's overrides); beyond this the least recently used goes.
-        self._specs: LRU[str, Any] = LRU(SPEC_CACHE_SIZE)
+        self.workers = Workers(source, executor)  # the chain specs and the worker pool (pool.py)
         #: A candidate's Content-Type, read in responseheaders and used by response (the same flow).
         self._types: weakref.WeakKeyDictionary[http.HTTPFlow, ContentType] = weakref.WeakKeyDictionary()
         self._param = ""
         self._header = ""
-        self._starting: asyncio.Task | None = None  # the first pool starting (see _start_pool)
-        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def configure(self, updated: set[str]) -> None:
@@ -107,64 +92,18 @@ class Declutter:
             current = parse_size(ctx.options.stream_large_bodies)
             if current is None or current > s.max_body_bytes:
                 ctx.options.update(stream_large_bodies=str(s.max_body_bytes))
-        key = (id(self.source.cfg), s.workers, self.source.preset)
-        if key != self._pool_key:
-            self._specs.clear()
-            self._pool_key = key
-            if self.pool is None and self._executor is None:  # start-up: preload while mitmproxy starts
-                warm.start(self.source.cfg.resolve(self.source.preset))
-            if self.pool is not None:  # a new config while running: new workers for it
-                old, self.pool = self.pool, self._new_pool()
-                old.shutdown()
-                self.pool.watch()
+        self.workers.configure()
 
     async def running(self) -> None:
-        if self.pool is None and self._executor is None and self._starting is None:
-            self._starting = asyncio.get_running_loop().create_task(self._start_pool())
-            await asyncio.wait([self._starting])
-            self._starting.result()  # a pool that could not start: raised here, as before (mitmproxy logs it)
-
-    async def _start_pool(self) -> None:
-        """Start the worker pool without blocking the event loop: starting a worker waits for the
-        forkserver's preload (lists, model) to finish, so that runs in a thread; meanwhile the
-        proxy answers (health checks, its settings page), and a page waits for the workers
-        (:meth:`_run`) instead of going out unfiltered."""
-        t0 = time.perf_counter()
-        pool = await asyncio.to_thread(self._new_pool_unless_closed)
-        if pool is None:
-            return
-        await pool.ready(WARM_UP_LIMIT_SECONDS)
-        if self._closed:  # the proxy stopped while the workers warmed up
-            pool.shutdown()
-            return
-        self.pool = pool
-        pool.watch()
-        log.info("%d worker processes ready in %.1f s", pool.workers, time.perf_counter() - t0)
-
-    def _new_pool_unless_closed(self) -> WorkerPool | None:
-        pool = self._new_pool()
-        if self._closed:
-            pool.shutdown()
-            return None
-        return pool
-
-    def _new_pool(self) -> WorkerPool:
-        cfg = self.source.cfg
-        settings = cfg.globals.get("state")
-        state_path = None
-        if settings is not None and (settings.url or settings.path != ":memory:"):
-            from pagesieve.store.state import location
-
-            state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
-        key, spec = self._spec_for(self.source.preset or cfg.default_preset, {})
-        s = self.source.settings
-        return WorkerPool(s.workers, spec, state_path, key, niceness=s.worker_niceness)
+        await self.workers.running()
 
     def done(self) -> None:
-        self._closed = True
-        if self.pool is not None:
-            self.pool.shutdown()
-            self.pool = None
+        self.workers.done()
+
+    @property
+    def pool(self) -> WorkerPool | None:
+        """The worker processes (None while they start, or with a test's executor)."""
+        return self.workers.pool
 
     # -- hooks ---------------------------------------------------------------------------
     def request(self, flow: http.HTTPFlow) -> None:
@@ -309,40 +248,7 @@ class Declutter:
     def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
         profile = flow.metadata.get(PROFILE_KEY) or {}
         preset = profile.get("preset") or self.source.preset or self.source.cfg.default_preset
-        return self._spec_for(preset, profile.get("overrides") or {})
-
-    def _spec_for(self, preset: str, overrides: dict) -> tuple[str, Any]:
-        """(key, spec) of a preset with a user's overrides, resolved once (bounded LRU)."""
-        frozen = _freeze(overrides)
-        key = hashlib.sha256(f"{id(self.source.cfg)}|{preset}|{frozen}".encode()).hexdigest()[:24]
-        spec = self._specs.get(key)
-        if spec is None:
-            spec = self._specs[key] = self.source.cfg.resolve(preset, overrides)
-        return key, spec
-
-    async def _run(self, job: Job) -> Outcome:
-        s = self.source.settings
-        if self.pool is None and self._starting is not None and not self._starting.done():
-            await asyncio.wait([self._starting], timeout=WARM_UP_LIMIT_SECONDS)  # start-up: wait, not unfiltered
-        if self.pool is not None:
-            outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000)
-            if outcome.reason == "need-spec":  # this worker has not seen the spec yet
-                outcome = await self.pool.run(replace(job, spec=self._spec_by_key(job.spec_key)),
-                                              s.timeout_seconds, s.max_queue_ms / 1000)
-            return outcome
-        if self._executor is None:
-            return Outcome(reason="error", error="the worker pool is not running")
-        future = self._executor.submit(filter_page, replace(job, spec=self._spec_by_key(job.spec_key)))
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), s.timeout_seconds)
-        except TimeoutError:
-            return Outcome(reason="timeout", error=f"filtering took longer than {s.timeout_seconds:g} s")
-
-    def _spec_by_key(self, key: str) -> Any:
-        spec = self._specs.get(key)
-        if spec is None:
-            raise KeyError(key)  # not reached: a key is sent only while its spec is cached
-        return spec
+        return self.workers.spec(preset, profile.get("overrides") or {})
 
     async def _filter(self, flow: http.HTTPFlow, spec_key: str, spec: Any, page: Candidate) -> None:
         s = self.source.settings
@@ -351,7 +257,7 @@ class Declutter:
                   explain=self.control.enabled)
         t0 = time.perf_counter()
         try:
-            outcome = await self._run(job)
+            outcome = await self.workers.run(job)
         except Busy:
             self._unfiltered(flow, "busy", page.content_type)
             log.info("unfiltered %s reason=busy: no worker free within %d ms", flow.request.pretty_url,
