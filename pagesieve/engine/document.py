@@ -141,9 +141,15 @@ _WHATWG_EXTRA_LABELS = {"windows-874": "cp874", "x-mac-cyrillic": "mac-cyrillic"
 
 def detect_encoding(data: bytes, declared_encoding: str | None = None) -> str:
     """The encoding of ``data`` (see the module doc for the precedence)."""
+    return _detect(data, declared_encoding)[0]
+
+
+def _detect(data: bytes, declared_encoding: str | None) -> tuple[str, str | None]:
+    """(the encoding of ``data``, its text when deciding took decoding it in that encoding, else
+    None): the trial decode that settles the encoding is the page's text, not done twice."""
     for bom, name in _BOMS:
         if data.startswith(bom):
-            return name
+            return name, None
     enc = _normalise(declared_encoding)
     if enc is None:
         m = _META_CHARSET.search(data[:SNIFF_BYTES])
@@ -151,23 +157,30 @@ def detect_encoding(data: bytes, declared_encoding: str | None = None) -> str:
             enc = _normalise(m.group(1).decode("ascii", "replace"))
             if enc and enc.startswith("utf-16"):
                 enc = None  # bytes that reached here have no UTF-16 BOM: the label is wrong
+    if enc == "utf-8":
+        return enc, None
     if enc is not None:
-        if enc != "utf-8" and not _decodes(data, enc) and _decodes(data, "utf-8"):
-            return "utf-8"  # mislabelled: the declared charset fails, the bytes are clean UTF-8
-        return enc
-    return "utf-8" if _decodes(data, "utf-8") else "windows-1252"
+        text = _decoded(data, enc)
+        if text is None:
+            utf8 = _decoded(data, "utf-8")
+            if utf8 is not None:
+                return "utf-8", utf8  # mislabelled: the declared charset fails, the bytes are clean UTF-8
+        return enc, text
+    utf8 = _decoded(data, "utf-8")
+    return ("utf-8", utf8) if utf8 is not None else ("windows-1252", None)
 
 
-def _decodes(data: bytes, encoding: str) -> bool:
-    """True when ``data`` decodes in ``encoding`` without error (a multi-byte sequence cut off
-    by the end of the data does not count as an error)."""
+def _decoded(data: bytes, encoding: str) -> str | None:
+    """``data`` decoded in ``encoding``, or None when it does not decode (a multi-byte sequence cut
+    off by the end of the data does not count as an error: it becomes U+FFFD, as the page's text)."""
     try:
-        data.decode(encoding)
-        return True
+        return data.decode(encoding)
     except UnicodeDecodeError as err:
-        return err.start >= len(data) - 3 and err.reason in ("unexpected end of data", "incomplete multibyte sequence")
+        if err.start >= len(data) - 3 and err.reason in ("unexpected end of data", "incomplete multibyte sequence"):
+            return data.decode(encoding, errors="replace")
+        return None
     except LookupError:
-        return False
+        return None
 
 
 def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None = None,
@@ -185,8 +198,8 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     reason = None if declared_html else looks_binary(data)
     if reason:
         raise InputError(f"input is not HTML: {reason}")
-    encoding = detect_encoding(data, declared_encoding)
-    text = clean_text(data.decode(encoding, errors="replace"))
+    encoding, text = _detect(data, declared_encoding)
+    text = clean_text(text if text is not None else data.decode(encoding, errors="replace"))
     if text.startswith("\ufeff"):
         text = text[1:]
     # Parsing text (not bytes) makes the decision above the only one: libxml2 would

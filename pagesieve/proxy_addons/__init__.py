@@ -9,7 +9,7 @@ both load exactly this list. The order matters:
    addon reads ``source.cfg`` (never parses config per request).
 2. :class:`~pagesieve.proxy_addons.identity.Identity`: who the user is (mitmproxy's proxy
    authentication with pagesieve's htpasswd validator) and their settings for the request
-   (``flow.metadata["pagesieve.profile"]``).
+   (``flow.metadata["pagesieve.profile"]``, built when the filtering addon needs them).
 3. :class:`~pagesieve.proxy_addons.control.SettingsTunnel` answers a ``CONNECT`` to the settings
    host itself (the settings page over HTTPS, for HTTPS pages' controls);
    :class:`~pagesieve.proxy_addons.settings_page.SettingsPage` answers requests to the settings
@@ -44,7 +44,7 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     source = ConfigSource(cfg)
     identity = Identity(source)
     control = PageControl(source, identity)  # the page control: the filtering addon and the settings app share it
-    declutter = Declutter(source, executor=executor, control=control)
+    declutter = Declutter(source, executor=executor, control=control, identity=identity)
     metrics = Metrics(identity, declutter)
     return [
         source,

@@ -11,63 +11,48 @@ Fail-open everywhere: a body that cannot be decoded, a chain past ``proxy.timeou
 filter error outside the chain's own boundaries, a worker that dies — the original response is
 served, one log line says why, and a dead pool is replaced.
 
-Per user: an earlier addon may set ``flow.metadata["pagesieve.profile"] = {"user", "preset",
-"overrides", "bypass"}`` and ``flow.metadata["pagesieve.own_page"] = True`` for the proxy's own pages.
+Per user: ``flow.metadata["pagesieve.profile"] = {"user", "preset", "overrides", "bypass"}``, built
+by the identity addon when a response may be HTML (never for a style sheet or an image), or set by
+an earlier addon; ``flow.metadata["pagesieve.own_page"] = True`` for the proxy's own pages.
+
+What the headers say is read once (:func:`~pagesieve.proxy_addons.http_rules.content_type`), the
+skip rules run once, and the body is judged once (:func:`~pagesieve.proxy_addons.http_rules.candidate`):
+the worker filters what it is sent without sniffing it again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
-import re
 import time
-from collections import OrderedDict
+import weakref
 from concurrent.futures import Executor
-from dataclasses import replace
 from typing import Any
 
 from mitmproxy import ctx, http
 from mitmproxy.net import encoding
-from mitmproxy.net.http.headers import parse_content_type
 from mitmproxy.utils.human import parse_size
 
 from pagesieve.core.errors import ConfigError, StateUnavailable
-from pagesieve.engine.document import looks_binary, web_label
-from pagesieve.proxy_addons import warm
+from pagesieve.engine.document import web_label
 from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
 from pagesieve.proxy_addons.control import OWN_PAGE_HEADERS, PageControl, take_bypass_param
+from pagesieve.proxy_addons.http_rules import (FRAME_DESTINATIONS, STALE_HEADERS, Candidate, ContentType, candidate,
+                                               content_type, host_matches, private_caching)
 from pagesieve.proxy_addons.identity import USER_KEY
 from pagesieve.proxy_addons.options import ConfigSource
-from pagesieve.proxy_addons.pool import WARM_UP_LIMIT_SECONDS, Busy, WorkerPool
-from pagesieve.proxy_addons.worker import SPEC_CACHE_SIZE, Job, Outcome, filter_page
+from pagesieve.proxy_addons.pool import Busy, WorkerPool, Workers
+from pagesieve.proxy_addons.worker import Job, Outcome
 
 log = logging.getLogger("pagesieve.proxy")
 
 HEADER = "X-Pagesieve"
-#: Resolved chain specs kept per (preset, a user's overrides); beyond this the least recently used goes.
 PROFILE_KEY = "pagesieve.profile"
 OWN_PAGE_KEY = "pagesieve.own_page"
 BYPASS_KEY = "pagesieve.bypass"
 #: This addon's decision on a flow ({"filtered": bool, "reason"...}): kept here, never read back
 #: from a response header (an origin could send one).
 DECISION_KEY = "pagesieve"
-
-#: Types that are HTML. application/xhtml+xml is XML: an HTML serialisation would break it.
-HTML_TYPES = frozenset({"text/html"})
-#: Types a browser sniffs as possibly HTML (WHATWG MIME Sniffing §7.1, "supplied MIME type is
-#: undefined or unknown/unknown, application/unknown or */*"); missing is "".
-SNIFFED_TYPES = frozenset({"", "unknown/unknown", "application/unknown", "*/*"})
-#: Sec-Fetch-Dest of a document loaded inside another page: the frame survived that page's filter.
-FRAME_DESTINATIONS = frozenset({"iframe", "frame"})
-#: The HTML signatures of WHATWG MIME Sniffing §7.1 ("identifying a resource with an unknown
-#: MIME type"): after optional whitespace and BOM, one of these tags followed by a space or '>'.
-HTML_SIGNATURE = re.compile(
-    rb"^(?:\xef\xbb\xbf)?[\t\n\x0c\r ]*(?:<!DOCTYPE HTML|<HTML|<HEAD|<SCRIPT|<IFRAME|<H1|<DIV|<FONT|<TABLE"
-    rb"|<A|<STYLE|<TITLE|<B|<BODY|<BR|<P)[ >]|^(?:\xef\xbb\xbf)?[\t\n\x0c\r ]*<!--", re.IGNORECASE)
-#: Headers about the original bytes that become wrong once the body changed.
-STALE_HEADERS = ("content-md5", "digest", "repr-digest", "content-digest")
 #: Why a page leaves unfiltered on purpose: the person or the operator asked for it as sent, it is
 #: the proxy's own, a frame that survived its page's filter, or a page its scripts make. Every other reason is a page the chain would have filtered and could not (an
 #: error, a time-out, too large, too busy, unparsable, an error status): such an HTML response carries
@@ -80,61 +65,21 @@ POLICY_KEY = "pagesieve.fail_safe_policy"
 STRICT_POLICY = "script-src 'none'; object-src 'none'"
 
 
-def media_type(headers: http.Headers) -> tuple[str, str | None]:
-    """(type/subtype lowercased, charset or None) of a Content-Type header ("" when missing)."""
-    raw = headers.get("content-type", "")
-    parsed = parse_content_type(raw) if raw else None
-    if parsed is None:
-        return ("", None) if not raw.strip() else (raw.split(";")[0].strip().lower(), None)
-    charset = parsed[2].get("charset") or parsed[2].get("Charset")
-    return f"{parsed[0]}/{parsed[1]}".strip(), (charset.strip("\"' ") or None) if charset else None
-
-
-def sniff_html(body: bytes) -> bool:
-    """True when ``body`` starts like HTML (the WHATWG unknown-type HTML signatures)."""
-    return HTML_SIGNATURE.match(body[:1024]) is not None
-
-
-def host_matches(host: str, entries: tuple[str, ...]) -> bool:
-    host = host.lower().rstrip(".")
-    return any(host == e or host.endswith("." + e) for e in (x.lower().strip(".") for x in entries) if e)
-
-
-def strip_query_param(path: str, param: str) -> tuple[str, bool]:
-    """``path`` without the ``name=value`` item ``param`` in its query (other bytes unchanged)."""
-    base, sep, query = path.partition("?")
-    if not sep or not param:
-        return path, False
-    query, hsep, fragment = query.partition("#")
-    items = query.split("&")
-    kept = [i for i in items if i != param]
-    if len(kept) == len(items):
-        return path, False
-    rest = "&".join(kept)
-    return base + ("?" + rest if rest else "") + (hsep + fragment if hsep else ""), True
-
-
-def _freeze(value: Any) -> Any:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 class Declutter:
     """Runs the user's chain on HTML responses (see the module doc)."""
 
     name = "pagesieve_declutter"
 
     def __init__(self, source: ConfigSource, executor: Executor | None = None,
-                 control: PageControl | None = None) -> None:
+                 control: PageControl | None = None, identity: Any = None) -> None:
         self.source = source
-        self._executor = executor  # tests: a thread pool instead of worker processes
         self.control = control or PageControl(source)  # the page control and the bypass tokens (control.py)
-        self.pool: WorkerPool | None = None
-        self._pool_key: Any = None
-        self._specs: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
+        self.identity = identity  # builds a user's profile when a response needs it (identity.py)
+        self.workers = Workers(source, executor)  # the chain specs and the worker pool (pool.py)
+        #: A candidate's Content-Type, read in responseheaders and used by response (the same flow).
+        self._types: weakref.WeakKeyDictionary[http.HTTPFlow, ContentType] = weakref.WeakKeyDictionary()
         self._param = ""
         self._header = ""
-        self._starting: asyncio.Task | None = None  # the first pool starting (see _start_pool)
-        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def configure(self, updated: set[str]) -> None:
@@ -147,64 +92,18 @@ class Declutter:
             current = parse_size(ctx.options.stream_large_bodies)
             if current is None or current > s.max_body_bytes:
                 ctx.options.update(stream_large_bodies=str(s.max_body_bytes))
-        key = (id(self.source.cfg), s.workers, self.source.preset)
-        if key != self._pool_key:
-            self._specs.clear()
-            self._pool_key = key
-            if self.pool is None and self._executor is None:  # start-up: preload while mitmproxy starts
-                warm.start(self.source.cfg.resolve(self.source.preset))
-            if self.pool is not None:  # a new config while running: new workers for it
-                old, self.pool = self.pool, self._new_pool()
-                old.shutdown()
-                self.pool.watch()
+        self.workers.configure()
 
     async def running(self) -> None:
-        if self.pool is None and self._executor is None and self._starting is None:
-            self._starting = asyncio.get_running_loop().create_task(self._start_pool())
-            await asyncio.wait([self._starting])
-            self._starting.result()  # a pool that could not start: raised here, as before (mitmproxy logs it)
-
-    async def _start_pool(self) -> None:
-        """Start the worker pool without blocking the event loop: starting a worker waits for the
-        forkserver's preload (lists, model) to finish, so that runs in a thread; meanwhile the
-        proxy answers (health checks, its settings page), and a page waits for the workers
-        (:meth:`_run`) instead of going out unfiltered."""
-        t0 = time.perf_counter()
-        pool = await asyncio.to_thread(self._new_pool_unless_closed)
-        if pool is None:
-            return
-        await pool.ready(WARM_UP_LIMIT_SECONDS)
-        if self._closed:  # the proxy stopped while the workers warmed up
-            pool.shutdown()
-            return
-        self.pool = pool
-        pool.watch()
-        log.info("%d worker processes ready in %.1f s", pool.workers, time.perf_counter() - t0)
-
-    def _new_pool_unless_closed(self) -> WorkerPool | None:
-        pool = self._new_pool()
-        if self._closed:
-            pool.shutdown()
-            return None
-        return pool
-
-    def _new_pool(self) -> WorkerPool:
-        cfg = self.source.cfg
-        settings = cfg.globals.get("state")
-        state_path = None
-        if settings is not None and (settings.url or settings.path != ":memory:"):
-            from pagesieve.store.state import location
-
-            state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
-        key, spec = self._spec_for(self.source.preset or cfg.default_preset, {})
-        s = self.source.settings
-        return WorkerPool(s.workers, spec, state_path, key, niceness=s.worker_niceness)
+        await self.workers.running()
 
     def done(self) -> None:
-        self._closed = True
-        if self.pool is not None:
-            self.pool.shutdown()
-            self.pool = None
+        self.workers.done()
+
+    @property
+    def pool(self) -> WorkerPool | None:
+        """The worker processes (None while they start, or with a test's executor)."""
+        return self.workers.pool
 
     # -- hooks ---------------------------------------------------------------------------
     def request(self, flow: http.HTTPFlow) -> None:
@@ -250,71 +149,62 @@ class Declutter:
         flow.response = http.Response.make(200, page.encode("utf-8"), OWN_PAGE_HEADERS)
         log.info("bypass of %s asked without a valid token: the person is asked first", flow.request.pretty_host)
 
-    def responseheaders(self, flow: http.HTTPFlow) -> None:
+    async def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Decide on headers alone when possible; such responses stream through unbuffered."""
         resp = _response(flow)
         # Only this addon says whether a page was filtered: a site cannot send that itself.
         resp.headers.pop(HEADER, None)
-        reason = self._skip_reason(flow)
+        ctype = content_type(resp.headers)
+        reason = await self._skip_reason(flow, ctype)
         if reason is None:
             length = resp.headers.get("content-length", "")
             if length.isdigit() and int(length) > self.source.settings.max_body_bytes:
                 reason = "too-large"
         if reason is not None:
             resp.stream = True
-            return self._unfiltered(flow, reason)
+            return self._unfiltered(flow, reason, ctype)
+        self._types[flow] = ctype
         if "content-length" not in resp.headers:
             # Length unknown (chunked or until close): mitmproxy streams it on, headers first, if it
             # passes stream_large_bodies; those headers then say so (with the fail-safe policy). A body
             # that ends in time is buffered and the response hook sets the real answer.
-            self._unfiltered(flow, "too-large", final=False)
+            self._unfiltered(flow, "too-large", ctype, final=False)
 
     async def response(self, flow: http.HTTPFlow) -> None:
         if DECISION_KEY in flow.metadata:
             return  # decided on the headers
         resp = _response(flow)
+        ctype = self._types.pop(flow, None)
         if resp.stream or resp.raw_content is None:
             # Switched to streaming by mitmproxy (body past stream_large_bodies): already sent.
-            return self._unfiltered(flow, "too-large")
-        reason = self._skip_reason(flow)
-        if reason is not None:
-            return self._unfiltered(flow, reason)
-        limit = self.source.settings.max_body_bytes
-        raw = resp.raw_content
-        if len(raw) > limit:
-            return self._unfiltered(flow, "too-large")
-        coding = resp.headers.get("content-encoding", "")
-        body: bytes | None
-        try:
-            if not coding.strip():
-                body = raw
-            elif len(raw) <= INLINE_DECODE_BYTES:
-                body = decode_capped(raw, coding, limit)
-            else:  # a large body is inflated in a thread, never on the event loop
-                body = await asyncio.to_thread(decode_capped, raw, coding, limit)
-        except ValueError as err:
-            return self._failed(flow, "error", f"cannot decode the body: {err}")
+            return self._unfiltered(flow, "too-large", ctype or content_type(resp.headers))
+        if ctype is None:  # no responseheaders hook: a response an addon made
+            ctype = content_type(resp.headers)
+            reason = await self._skip_reason(flow, ctype)
+            if reason is not None:
+                return self._unfiltered(flow, reason, ctype)
+        body = await self._decoded(flow, ctype)
         if body is None:
-            return self._unfiltered(flow, "too-large")
-        kind, charset = media_type(resp.headers)
-        declared_html = kind in HTML_TYPES
-        if not declared_html and not sniff_html(body):
-            return self._unfiltered(flow, "not-html")
-        # Bytes that look binary are sniffed as not HTML only where the type was left to sniffing:
-        # a browser renders a text/html page whatever bytes it holds.
-        if not body.strip() or not declared_html and looks_binary(body):
-            return self._unfiltered(flow, "not-html")
+            return
+        page = candidate(body, ctype)
+        if page is None:
+            return self._unfiltered(flow, "not-html", ctype)
         try:
             spec_key, spec = self._spec(flow)
         except ConfigError as err:
-            return self._failed(flow, "error", f"profile: {err}")
-        await self._filter(flow, spec_key, spec, body, charset, declared_html)
+            return self._failed(flow, "error", f"profile: {err}", ctype)
+        await self._filter(flow, spec_key, spec, page)
 
     # -- work ----------------------------------------------------------------------------
-    def _skip_reason(self, flow: http.HTTPFlow) -> str | None:
+    async def _skip_reason(self, flow: http.HTTPFlow, ctype: ContentType) -> str | None:
+        """Why the response passes through as it is, from its request and headers; None: read its body.
+        The user's profile is built here, and only for a response that may be HTML: its site rule
+        decides the bypass, its chain the filtering or the fail-safe policy."""
         req, resp = flow.request, _response(flow)
         if flow.metadata.get(OWN_PAGE_KEY) or req.pretty_host == getattr(ctx.options, "onboarding_host", "mitm.it"):
             return "own-page"
+        if ctype.maybe_html and self.identity is not None:
+            await self.identity.load_profile(flow)
         if resp.status_code != 200 or flow.websocket is not None:
             return f"status-{resp.status_code}"
         if req.method.upper() == "HEAD":
@@ -325,79 +215,80 @@ class Declutter:
         if (profile.get("bypass") or flow.metadata.get(BYPASS_KEY)
                 or host_matches(req.pretty_host, self.source.settings.bypass_hosts)):
             return "bypassed"
-        kind, _ = media_type(resp.headers)
-        if kind not in HTML_TYPES and kind not in SNIFFED_TYPES:
+        if not ctype.maybe_html:
             return "not-html"
         if req.headers.get("sec-fetch-dest", "").strip().lower() in FRAME_DESTINATIONS:
             return "frame"  # content that survived the parent page's filter (a player, a map): as sent
         return None
 
+    async def _decoded(self, flow: http.HTTPFlow, ctype: ContentType) -> bytes | None:
+        """The body without its Content-Encoding, or None when it leaves unfiltered (said here)."""
+        resp = _response(flow)
+        limit = self.source.settings.max_body_bytes
+        raw = resp.raw_content or b""
+        if len(raw) > limit:
+            self._unfiltered(flow, "too-large", ctype)
+            return None
+        coding = resp.headers.get("content-encoding", "")
+        body: bytes | None
+        try:
+            if not coding.strip():
+                body = raw
+            elif len(raw) <= INLINE_DECODE_BYTES:
+                body = decode_capped(raw, coding, limit)
+            else:  # a large body is inflated in a thread, never on the event loop
+                body = await asyncio.to_thread(decode_capped, raw, coding, limit)
+        except ValueError as err:
+            self._failed(flow, "error", f"cannot decode the body: {err}", ctype)
+            return None
+        if body is None:
+            self._unfiltered(flow, "too-large", ctype)
+        return body
+
     def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
         profile = flow.metadata.get(PROFILE_KEY) or {}
         preset = profile.get("preset") or self.source.preset or self.source.cfg.default_preset
-        return self._spec_for(preset, profile.get("overrides") or {})
+        return self.workers.spec(preset, profile.get("overrides") or {})
 
-    def _spec_for(self, preset: str, overrides: dict) -> tuple[str, Any]:
-        """(key, spec) of a preset with a user's overrides, resolved once (bounded LRU)."""
-        frozen = (preset, _freeze(overrides))
-        hit = self._specs.get(frozen)
-        if hit is not None:
-            self._specs.move_to_end(frozen)
-            return hit
-        spec = self.source.cfg.resolve(preset, overrides)
-        key = hashlib.sha256(f"{id(self.source.cfg)}|{frozen[0]}|{frozen[1]}".encode()).hexdigest()[:24]
-        self._specs[frozen] = (key, spec)
-        while len(self._specs) > SPEC_CACHE_SIZE:
-            self._specs.popitem(last=False)
-        return key, spec
-
-    async def _run(self, job: Job) -> Outcome:
+    async def _filter(self, flow: http.HTTPFlow, spec_key: str, spec: Any, page: Candidate) -> None:
         s = self.source.settings
-        if self.pool is None and self._starting is not None and not self._starting.done():
-            await asyncio.wait([self._starting], timeout=WARM_UP_LIMIT_SECONDS)  # start-up: wait, not unfiltered
-        if self.pool is not None:
-            outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000)
-            if outcome.reason == "need-spec":  # this worker has not seen the spec yet
-                outcome = await self.pool.run(replace(job, spec=self._spec_by_key(job.spec_key)),
-                                              s.timeout_seconds, s.max_queue_ms / 1000)
-            return outcome
-        if self._executor is None:
-            return Outcome(reason="error", error="the worker pool is not running")
-        future = self._executor.submit(filter_page, replace(job, spec=self._spec_by_key(job.spec_key)))
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), s.timeout_seconds)
-        except TimeoutError:
-            return Outcome(reason="timeout", error=f"filtering took longer than {s.timeout_seconds:g} s")
-
-    def _spec_by_key(self, key: str) -> Any:
-        for k, spec in self._specs.values():
-            if k == key:
-                return spec
-        raise KeyError(key)  # not reached: a key is sent only while its spec is cached
-
-    async def _filter(self, flow: http.HTTPFlow, spec_key: str, spec: Any, body: bytes,
-                      charset: str | None, declared_html: bool = True) -> None:
-        s = self.source.settings
-        job = Job(spec_key=spec_key, spec=None, body=body, url=flow.request.pretty_url, charset=charset,
-                  host=flow.request.pretty_host, timeout=s.timeout_seconds, declared_html=declared_html,
+        job = Job(spec_key=spec_key, spec=None, body=page.body, url=flow.request.pretty_url,
+                  charset=page.content_type.charset, host=flow.request.pretty_host, timeout=s.timeout_seconds,
                   explain=self.control.enabled)
         t0 = time.perf_counter()
         try:
-            outcome = await self._run(job)
+            outcome = await self.workers.run(job)
         except Busy:
-            self._unfiltered(flow, "busy")
+            self._unfiltered(flow, "busy", page.content_type)
             log.info("unfiltered %s reason=busy: no worker free within %d ms", flow.request.pretty_url,
                      s.max_queue_ms)
             return
         except RuntimeError as err:  # the pool is shutting down
-            return self._failed(flow, "error", str(err))
+            return self._failed(flow, "error", str(err), page.content_type)
         if outcome.reason is not None:
             if outcome.reason in ("not-html", "needs-scripts"):  # served as sent on purpose: no warning
-                return self._unfiltered(flow, outcome.reason)
-            return self._failed(flow, outcome.reason, outcome.error or outcome.reason)
+                return self._unfiltered(flow, outcome.reason, page.content_type)
+            return self._failed(flow, outcome.reason, outcome.error or outcome.reason, page.content_type)
         ms = (time.perf_counter() - t0) * 1000
+        await self._serve_filtered(flow, spec_key, spec.preset, outcome)
+        flow.metadata[DECISION_KEY] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
+                                       "removed_by": dict(outcome.removed_by)}
+        # A filter that raised, or that would have removed nearly all of the article, was undone on
+        # this page (the others applied): the header says which.
+        errors = [f.name for f in outcome.failed if f.status == "error"]
+        reverted = [f.name for f in outcome.failed if f.status == "reverted"]
+        _response(flow).headers[HEADER] = (f"filtered; preset={spec.preset}; ms={ms:.1f}"
+                                           + (f"; failed={','.join(errors)}" if errors else "")
+                                           + (f"; reverted={','.join(reverted)}" if reverted else ""))
+        removed = ",".join(f"{n}:{c}" for n, c in outcome.removed_by) or "-"
+        failed = f" failed={','.join(f'{f.name}:{f.status}' for f in outcome.failed)}" if outcome.failed else ""
+        log.info("filtered %s preset=%s in=%d out=%d ms=%.1f removed=%s%s", flow.request.pretty_host,
+                 spec.preset, len(page.body), len(outcome.body), ms, removed, failed)
+
+    async def _serve_filtered(self, flow: http.HTTPFlow, spec_key: str, preset: str, outcome: Outcome) -> None:
+        """Put the filtered body in the response, with the headers that are true of it."""
         resp = _response(flow)
-        filtered = self._with_control(flow, spec.preset, outcome)
+        filtered = self._with_control(flow, preset, outcome)
         coding = resp.headers.get("content-encoding", "")
         if coding.strip() and len(filtered) > INLINE_DECODE_BYTES:
             # Re-encode a large body in a thread, as the origin had it (set_content would do it here).
@@ -418,19 +309,6 @@ class Declutter:
         _take_back_policy(flow, resp)
         if outcome.content_security_policy:  # e.g. scripts were removed: nothing missed may run
             resp.headers.add("content-security-policy", outcome.content_security_policy)
-        # A filter that raised, or that would have removed nearly all of the article, was undone on
-        # this page (the others applied): the header says which.
-        errors = [f.name for f in outcome.failed if f.status == "error"]
-        reverted = [f.name for f in outcome.failed if f.status == "reverted"]
-        resp.headers[HEADER] = (f"filtered; preset={spec.preset}; ms={ms:.1f}"
-                                + (f"; failed={','.join(errors)}" if errors else "")
-                                + (f"; reverted={','.join(reverted)}" if reverted else ""))
-        flow.metadata[DECISION_KEY] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
-                                       "removed_by": dict(outcome.removed_by)}
-        removed = ",".join(f"{n}:{c}" for n, c in outcome.removed_by) or "-"
-        failed = f" failed={','.join(f'{f.name}:{f.status}' for f in outcome.failed)}" if outcome.failed else ""
-        log.info("filtered %s preset=%s in=%d out=%d ms=%.1f removed=%s%s", flow.request.pretty_host,
-                 spec.preset, len(body), len(outcome.body), ms, removed, failed)
 
     def _with_control(self, flow: http.HTTPFlow, preset: str, outcome: Outcome) -> bytes:
         """The filtered body with the page control (control module doc): its markup where the chain
@@ -457,7 +335,7 @@ class Declutter:
         users = self.source.cfg.globals.get("users") if self.source.cfg is not None else None
         return bool(getattr(users, "auth", False))
 
-    def _unfiltered(self, flow: http.HTTPFlow, reason: str, *, final: bool = True) -> None:
+    def _unfiltered(self, flow: http.HTTPFlow, reason: str, ctype: ContentType, *, final: bool = True) -> None:
         """Say the page leaves unfiltered and why; an HTML page the chain would have filtered gets its
         fail-safe policy (:data:`AS_SENT_REASONS`). ``final=False``: said before the body is seen (the
         response hook may still filter it)."""
@@ -465,10 +343,7 @@ class Declutter:
         resp.headers[HEADER] = f"unfiltered; reason={reason}"
         if final:
             flow.metadata[DECISION_KEY] = {"filtered": False, "reason": reason}
-        if reason in AS_SENT_REASONS or POLICY_KEY in flow.metadata:
-            return
-        kind, _ = media_type(resp.headers)
-        if kind not in HTML_TYPES and kind not in SNIFFED_TYPES:
+        if reason in AS_SENT_REASONS or POLICY_KEY in flow.metadata or not ctype.maybe_html:
             return
         policy = self._fail_safe_policy(flow)
         if policy:
@@ -482,43 +357,10 @@ class Declutter:
         except ConfigError:
             return STRICT_POLICY
 
-    def _failed(self, flow: http.HTTPFlow, reason: str, why: str) -> None:
+    def _failed(self, flow: http.HTTPFlow, reason: str, why: str, ctype: ContentType) -> None:
         """Fail open: serve the original response, one log line."""
-        self._unfiltered(flow, reason)
+        self._unfiltered(flow, reason, ctype)
         log.warning("unfiltered %s reason=%s: %s; original page served", flow.request.pretty_url, reason, why)
-
-
-def private_caching(headers: http.Headers, spec_key: str, *, auth: bool) -> None:
-    """Make a filtered response's caching headers true of the filtered bytes (RFC 9110/9111).
-
-    The origin's validators describe its bytes, not ours: a range request or an ``If-Range``
-    with them would splice the original into the filtered page. So: no ``Accept-Ranges``; the
-    ``ETag`` becomes weak (never usable for ranges) and names the settings that produced it; no
-    ``Last-Modified`` (a date validator can serve ranges too). The output depends on the user's
-    settings: shared caches must not keep it (``public`` → ``private``, no ``s-maxage``), and
-    with authentication on it varies with the user (``Vary: Proxy-Authorization``).
-    """
-    headers.pop("accept-ranges", None)
-    headers.pop("last-modified", None)
-    etag = headers.get("etag")
-    if etag:
-        tag = hashlib.sha256(f"{etag}|{spec_key}".encode()).hexdigest()[:20]
-        headers["etag"] = f'W/"ps-{tag}"'
-    cc = headers.get("cache-control")
-    if cc is not None or auth:
-        items = [d.strip() for d in (cc or "").split(",") if d.strip()]
-        kept = [d for d in items if d.split("=")[0].strip().lower() not in ("public", "s-maxage", "private")]
-        no_store = any(d.lower() == "no-store" for d in kept)
-        if not no_store and (auth or len(kept) != len(items)):
-            kept.insert(0, "private")
-        if kept:
-            headers["cache-control"] = ", ".join(kept)
-        else:
-            headers.pop("cache-control", None)
-    if auth:
-        vary = [v.strip() for v in headers.get("vary", "").split(",") if v.strip()]
-        if "*" not in vary and "proxy-authorization" not in (v.lower() for v in vary):
-            headers["vary"] = ", ".join([*vary, "Proxy-Authorization"])
 
 
 def _take_back_policy(flow: http.HTTPFlow, resp: http.Response) -> None:

@@ -22,10 +22,12 @@ mitmproxy's own ``proxyauth`` option must stay unset with ``users.auth``.
 The user name comes only from ``flow.metadata["proxyauth"]``: no request header can claim an
 identity. With auth off everyone is the ``default`` user.
 
-For each request the user's effective settings on that site
-(:meth:`pagesieve.store.profiles.ProfileStore.effective`: preset, overrides, per-site rule) go to
-``flow.metadata["pagesieve.profile"]`` for the filtering addon; the user name to
-``flow.metadata["pagesieve.user"]`` for the settings page.
+The user name goes to ``flow.metadata["pagesieve.user"]`` (the settings page, the page control).
+The user's effective settings on the site (:meth:`pagesieve.store.profiles.ProfileStore.effective`:
+preset, overrides, per-site rule) go to ``flow.metadata["pagesieve.profile"]`` only when the
+filtering addon asks for them (:meth:`Identity.load_profile`), for a response that may be HTML:
+the request hook notes whose settings apply and for which host, style sheets and images never
+build them.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ log = logging.getLogger("pagesieve.proxy")
 
 USER_KEY = "pagesieve.user"
 PROFILE_KEY = "pagesieve.profile"
+#: The host a request's profile is for, noted by the request hook; the profile is built from it on demand.
+PROFILE_HOST_KEY = "pagesieve.profile_host"
 #: Threads that run bcrypt checks: at most this many checks at once, whatever the number of
 #: clients guessing (bcrypt releases the GIL; the event loop keeps serving meanwhile).
 BCRYPT_THREADS = 2
@@ -306,14 +310,23 @@ class Identity:
         if user is not None:
             flow.metadata[USER_KEY] = user
 
-    async def request(self, flow: http.HTTPFlow) -> None:
+    def request(self, flow: http.HTTPFlow) -> None:
+        """Note that this request's user has settings to apply (not for a response an addon already
+        made); :meth:`load_profile` builds them when the response may be HTML."""
+        if flow.metadata.get(USER_KEY) is None or flow.response is not None or self.store is None:
+            return
+        flow.metadata[PROFILE_HOST_KEY] = flow.request.pretty_host
+
+    async def load_profile(self, flow: http.HTTPFlow) -> None:
+        """Build the user's profile for the host noted by :meth:`request`, once per flow."""
+        host = flow.metadata.pop(PROFILE_HOST_KEY, None)
         user = flow.metadata.get(USER_KEY)
-        if user is None or flow.response is not None or self.store is None:
+        if host is None or user is None or self.store is None or PROFILE_KEY in flow.metadata:
             return
         try:
             # In a thread: a cache miss or a change check reads the state database, which may be
             # slow or locked (5 s of SQLite busy timeout); the event loop serves everyone else.
             flow.metadata[PROFILE_KEY] = await asyncio.to_thread(
-                self.store.effective, user, flow.request.pretty_host, self.source.preset)
+                self.store.effective, user, host, self.source.preset)
         except Exception as err:  # noqa: BLE001 - a broken profile store must not stop browsing
             log.warning("profile of %s unavailable (%s); the default settings apply", user, err)

@@ -16,21 +16,27 @@ back when its worker can take the next page (after a replacement has warmed up),
 proxy stops waiting for it.
 
 What runs inside a worker is in :mod:`pagesieve.proxy_addons.worker` (:func:`~pagesieve.proxy_addons.worker.serve`).
+:class:`Workers` is the filtering addon's side: the chain specs it sends by key, the pool started
+without blocking the event loop and replaced when the configuration changes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import os
 import queue
 import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
+from dataclasses import replace
 from typing import Any
 
+from pagesieve.core.lru import LRU
 from pagesieve.proxy_addons import warm
-from pagesieve.proxy_addons.worker import SELF_INTERRUPT_GRACE_SECONDS, Job, Outcome, serve
+from pagesieve.proxy_addons.worker import SELF_INTERRUPT_GRACE_SECONDS, SPEC_CACHE_SIZE, Job, Outcome, filter_page, serve
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -263,6 +269,118 @@ class WorkerPool:
         worker.stop(kill=True)
         time.sleep(RESTART_PAUSE_SECONDS)
         return None
+
+
+class Workers:
+    """The filtering addon's workers: a preset with a user's overrides resolved once into a chain
+    spec (bounded LRU) and sent by key; the :class:`WorkerPool` started in a thread and replaced
+    with the configuration; a page run with the full spec again when its worker lacks it.
+    ``executor``: a thread pool instead of worker processes (tests)."""
+
+    def __init__(self, source: Any, executor: Executor | None = None) -> None:
+        self.source = source  # pagesieve.proxy_addons.options.ConfigSource
+        self._executor = executor
+        self.pool: WorkerPool | None = None
+        self._pool_key: Any = None
+        #: Resolved chain specs by key (a preset with a user's overrides); beyond this the least recently used goes.
+        self._specs: LRU[str, Any] = LRU(SPEC_CACHE_SIZE)
+        self._starting: asyncio.Task | None = None  # the first pool starting (see _start_pool)
+        self._closed = False
+
+    def configure(self) -> None:
+        s = self.source.settings
+        key = (id(self.source.cfg), s.workers, self.source.preset)
+        if key != self._pool_key:
+            self._specs.clear()
+            self._pool_key = key
+            if self.pool is None and self._executor is None:  # start-up: preload while mitmproxy starts
+                warm.start(self.source.cfg.resolve(self.source.preset))
+            if self.pool is not None:  # a new config while running: new workers for it
+                old, self.pool = self.pool, self._new_pool()
+                old.shutdown()
+                self.pool.watch()
+
+    async def running(self) -> None:
+        if self.pool is None and self._executor is None and self._starting is None:
+            self._starting = asyncio.get_running_loop().create_task(self._start_pool())
+            await asyncio.wait([self._starting])
+            self._starting.result()  # a pool that could not start: raised here, as before (mitmproxy logs it)
+
+    async def _start_pool(self) -> None:
+        """Start the worker pool without blocking the event loop: starting a worker waits for the
+        forkserver's preload (lists, model) to finish, so that runs in a thread; meanwhile the
+        proxy answers (health checks, its settings page), and a page waits for the workers
+        (:meth:`run`) instead of going out unfiltered."""
+        t0 = time.perf_counter()
+        pool = await asyncio.to_thread(self._new_pool_unless_closed)
+        if pool is None:
+            return
+        await pool.ready(WARM_UP_LIMIT_SECONDS)
+        if self._closed:  # the proxy stopped while the workers warmed up
+            pool.shutdown()
+            return
+        self.pool = pool
+        pool.watch()
+        log.info("%d worker processes ready in %.1f s", pool.workers, time.perf_counter() - t0)
+
+    def _new_pool_unless_closed(self) -> WorkerPool | None:
+        pool = self._new_pool()
+        if self._closed:
+            pool.shutdown()
+            return None
+        return pool
+
+    def _new_pool(self) -> WorkerPool:
+        cfg = self.source.cfg
+        settings = cfg.globals.get("state")
+        state_path = None
+        if settings is not None and (settings.url or settings.path != ":memory:"):
+            from pagesieve.store.state import location
+
+            state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
+        key, spec = self.spec(self.source.preset or cfg.default_preset, {})
+        s = self.source.settings
+        return WorkerPool(s.workers, spec, state_path, key, niceness=s.worker_niceness)
+
+    def done(self) -> None:
+        self._closed = True
+        if self.pool is not None:
+            self.pool.shutdown()
+            self.pool = None
+
+    def spec(self, preset: str, overrides: dict) -> tuple[str, Any]:
+        """(key, spec) of a preset with a user's overrides, resolved once (bounded LRU)."""
+        frozen = json.dumps(overrides, sort_keys=True, default=str)
+        key = hashlib.sha256(f"{id(self.source.cfg)}|{preset}|{frozen}".encode()).hexdigest()[:24]
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs[key] = self.source.cfg.resolve(preset, overrides)
+        return key, spec
+
+    def _spec_by_key(self, key: str) -> Any:
+        spec = self._specs.get(key)
+        if spec is None:
+            raise KeyError(key)  # not reached: a key is sent only while its spec is cached
+        return spec
+
+    async def run(self, job: Job) -> Outcome:
+        """``job``'s outcome (Busy when no worker frees up in time; RuntimeError once shut down)."""
+        s = self.source.settings
+        if self.pool is None and self._starting is not None and not self._starting.done():
+            await asyncio.wait([self._starting], timeout=WARM_UP_LIMIT_SECONDS)  # start-up: wait, not unfiltered
+        if self.pool is not None:
+            outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000)
+            if outcome.reason == "need-spec":  # this worker has not seen the spec yet
+                outcome = await self.pool.run(replace(job, spec=self._spec_by_key(job.spec_key)),
+                                              s.timeout_seconds, s.max_queue_ms / 1000)
+            return outcome
+        if self._executor is None:
+            return Outcome(reason="error", error="the worker pool is not running")
+        future = self._executor.submit(filter_page, replace(job, spec=self._spec_by_key(job.spec_key)))
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), s.timeout_seconds)
+        except TimeoutError:
+            return Outcome(reason="timeout", error=f"filtering took longer than {s.timeout_seconds:g} s")
 
 
 def _retrieve(f: asyncio.Future) -> None:

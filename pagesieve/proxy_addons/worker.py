@@ -1,7 +1,7 @@
 """What runs in the proxy's worker processes: one page through the chain, bounded in time.
 
 The proxy's event loop never runs a filter. It sends a :class:`Job` (the key of a
-:class:`~pagesieve.engine.config.ChainSpec`, the decoded body, the URL, the declared charset, the site)
+:class:`~pagesieve.engine.config.ChainSpec`, the decoded body it decided is HTML, the URL, the declared charset, the site)
 over a pipe to a worker process of its :class:`~pagesieve.proxy_addons.pool.WorkerPool`;
 :func:`serve` runs there: :func:`init_worker` warms the process up (builds the default preset's
 chain, so rule lists and models load before the first page) and :func:`filter_page` answers each
@@ -57,8 +57,6 @@ class Job:
     charset: str | None
     host: str | None
     timeout: float
-    #: The response said text/html (bytes that look binary are then HTML all the same, as a browser reads them).
-    declared_html: bool = False
     #: Also answer where the proxy may insert its own content and what was removed (the page control).
     #: Without it the chain records no explanation at all (nothing reads it).
     explain: bool = False
@@ -240,8 +238,10 @@ def filter_page(job: Job) -> Outcome:
         if chain is None:
             return Outcome(reason="need-spec")
         store = _SITES.site(job.host) if _SITES is not None and job.host else None
+        # The proxy sends only bodies it decided are HTML (http_rules.candidate): the chain does not
+        # sniff them again.
         result = chain.process(job.body, url=job.url, declared_encoding=job.charset, store=store,
-                               declared_html=job.declared_html, slot=job.explain,
+                               declared_html=True, slot=job.explain,
                                explain=REMOVAL_ACTIONS if job.explain else False)
     except _Interrupted:
         return Outcome(reason="timeout", error=f"chain interrupted after {time.perf_counter() - t0:.1f} s")

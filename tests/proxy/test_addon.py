@@ -18,7 +18,8 @@ from mitmproxy.test import taddons, tflow
 
 from pagesieve.engine import config as C
 from pagesieve.proxy_addons import default_addons
-from pagesieve.proxy_addons.filtering import HEADER, media_type, sniff_html, strip_query_param
+from pagesieve.proxy_addons.filtering import HEADER, Declutter
+from pagesieve.proxy_addons.http_rules import candidate, content_type, media_type, sniff_html
 from tests.proxy.conftest import AD_PAGE
 
 PAGE = AD_PAGE.encode()
@@ -47,10 +48,13 @@ def executor():
         yield ex
 
 
-def run(flow, executor, cfg=None, **options):
-    """Configure the addons (options as mitmproxy would set them) and cycle ``flow`` through them."""
+def run(flow, executor, cfg=None, setup=None, **options):
+    """Configure the addons (options as mitmproxy would set them) and cycle ``flow`` through them
+    (``setup(addons)`` first, when given)."""
     async def go():
         addons = default_addons(cfg or C.load(), executor=executor)
+        if setup is not None:
+            setup(addons)
         with taddons.context(*addons) as tctx:
             try:
                 for addon in addons:
@@ -185,9 +189,17 @@ def test_helpers():
         ("text/html", "ISO-8859-1")
     assert sniff_html(b"\xef\xbb\xbf \n<!DOCTYPE html><p>") and sniff_html(b"<!-- c -->")
     assert not sniff_html(b"{\"a\": 1}") and not sniff_html(b"<htmlx>")
-    assert strip_query_param("/p?pagesieve=off", "pagesieve=off") == ("/p", True)
-    assert strip_query_param("/p?x=pagesieve=off", "pagesieve=off") == ("/p?x=pagesieve=off", False)
-    assert strip_query_param("/p?a=1&pagesieve=off#f", "pagesieve=off") == ("/p?a=1#f", True)
+
+
+def test_candidate_is_decided_once_from_the_type_and_the_bytes():
+    declared = content_type(tflow.tresp(headers=[(b"content-type", b"text/html; charset=windows-1252")]).headers)
+    sniffed = content_type(tflow.tresp(headers=[]).headers)
+    page = candidate(b"<p>caf\xe9</p>", declared)
+    assert page is not None and page.body == b"<p>caf\xe9</p>" and page.content_type.charset == "windows-1252"
+    assert candidate(b"<p>a\x00b</p>", declared) is not None  # a browser renders it: HTML all the same
+    assert candidate(b"<p>a\x00b</p>", sniffed) is None  # left to sniffing: binary is not HTML
+    assert candidate(b"<!doctype html><p>x", sniffed) is not None and candidate(b"{}", sniffed) is None
+    assert candidate(b" \n ", declared) is None  # empty: no page
 
 
 SHELL = (b'<!doctype html><html><head><title>App</title></head><body><noscript>You need to enable JavaScript '
@@ -213,3 +225,30 @@ def test_a_frame_is_served_as_sent(executor, dest, reason):
         assert f.response.headers[HEADER].startswith("filtered;")
     else:
         assert f.response.headers[HEADER] == f"unfiltered; reason={reason}" and f.response.content == PAGE
+
+
+@pytest.mark.parametrize("ctype, status, method, asked, reason", [
+    ("text/css", 200, "GET", False, "not-html"),
+    ("image/png", 200, "GET", False, "not-html"),
+    ("text/css", 404, "GET", False, "status-404"),
+    ("text/html; charset=utf-8", 200, "GET", True, None),
+    ("text/html; charset=utf-8", 404, "GET", True, "status-404"),  # its fail-safe policy is the user's
+    ("text/html; charset=utf-8", 200, "HEAD", True, "head"),
+    (None, 200, "GET", True, None),  # left to sniffing: may be HTML
+])
+def test_the_profile_is_built_only_for_a_response_that_may_be_html(executor, ctype, status, method, asked, reason):
+    calls = []
+
+    class Identity:
+        async def load_profile(self, flow):
+            calls.append(flow)
+
+    def setup(addons):
+        next(a for a in addons if isinstance(a, Declutter)).identity = Identity()
+
+    f = html_flow(ctype=ctype, status_code=status)
+    f.request.method = method
+    f = run(f, executor, setup=setup)
+    assert bool(calls) is asked and len(calls) <= 1
+    header = f.response.headers[HEADER]
+    assert header == f"unfiltered; reason={reason}" if reason else header.startswith("filtered;")

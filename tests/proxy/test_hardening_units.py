@@ -19,7 +19,7 @@ from mitmproxy import http
 from pagesieve.core.errors import ConfigError
 from pagesieve.engine import config as C
 from pagesieve.proxy_addons.bodies import declared_size, decode_capped
-from pagesieve.proxy_addons.filtering import private_caching
+from pagesieve.proxy_addons.http_rules import private_caching
 from pagesieve.store import state
 from pagesieve.store.users import BCRYPT_ROUNDS, FailureLimiter, Htpasswd, dummy_hash, hash_password
 from tests.conftest import REPO
@@ -85,6 +85,15 @@ def test_filtered_response_does_not_claim_the_origins_validators():
     ("no-store", True, "no-store", "Proxy-Authorization"),
     ("max-age=60", False, "max-age=60", None),
     ("public", False, "private", None),
+    # A quoted field list holds commas: it stays one directive (or goes whole, as private's does).
+    ('private="Set-Cookie, X-Foo"', False, "private", None),
+    ('private="Set-Cookie, X-Foo", max-age=60', False, "private, max-age=60", None),
+    ('no-cache="Set-Cookie, X-Foo", max-age=60', False, 'no-cache="Set-Cookie, X-Foo", max-age=60', None),
+    ('no-cache="Set-Cookie, X-Foo", public', True, 'private, no-cache="Set-Cookie, X-Foo"', "Proxy-Authorization"),
+    ("no-store, max-age=0", False, "no-store, max-age=0", None),
+    ("public, no-store", False, "no-store", None),
+    ("Public, Max-Age=300, S-Maxage=600", False, "private, Max-Age=300", None),
+    ('max-age=60, no-cache="unclosed', False, "private", None),  # unparsable: kept from shared caches
 ])
 def test_cache_control_and_vary(before, auth, after, vary):
     h = headers(**({"cache_control": before} if before else {}), **({"vary": "Accept-Encoding"} if vary else {}))

@@ -42,7 +42,7 @@ class SlowPool:
 
 def declutter(seconds: float) -> Declutter:
     d = Declutter(ConfigSource(C.load()))
-    d._new_pool = lambda: SlowPool(seconds)  # type: ignore[method-assign]
+    d.workers._new_pool = lambda: SlowPool(seconds)  # type: ignore[method-assign]
     return d
 
 
@@ -62,7 +62,7 @@ def test_start_up_does_not_block_the_loop_and_an_early_page_waits():
         running = asyncio.create_task(d.running())
         await asyncio.sleep(0.05)
         assert d.pool is None  # still starting
-        outcome = await d._run(JOB)  # arrives during start-up
+        outcome = await d.workers.run(JOB)  # arrives during start-up
         await running
         ticker.cancel()
         return outcome, ticks
@@ -94,7 +94,7 @@ def test_a_pool_that_cannot_start_raises_from_running():
     def broken():
         raise OSError("no forkserver")
 
-    d._new_pool = broken  # type: ignore[method-assign]
+    d.workers._new_pool = broken  # type: ignore[method-assign]
     try:
         asyncio.run(d.running())
     except OSError as err:
