@@ -35,10 +35,19 @@ from mitmproxy.utils.human import parse_size
 
 from pagesieve.core.errors import ConfigError, StateUnavailable
 from pagesieve.engine.document import web_label
+from pagesieve.proxy_addons import flowkeys
 from pagesieve.proxy_addons.bodies import INLINE_DECODE_BYTES, decode_capped
 from pagesieve.proxy_addons.control import OWN_PAGE_HEADERS, PageControl, take_bypass_param
-from pagesieve.proxy_addons.http_rules import (FRAME_DESTINATIONS, STALE_HEADERS, Candidate, ContentType, candidate,
-                                               content_type, host_matches, private_caching)
+from pagesieve.proxy_addons.http_rules import (
+    FRAME_DESTINATIONS,
+    STALE_HEADERS,
+    Candidate,
+    ContentType,
+    candidate,
+    content_type,
+    host_matches,
+    private_caching,
+)
 from pagesieve.proxy_addons.identity import USER_KEY
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.proxy_addons.pool import Busy, WorkerPool, Workers
@@ -47,12 +56,12 @@ from pagesieve.proxy_addons.worker import Job, Outcome
 log = logging.getLogger("pagesieve.proxy")
 
 HEADER = "X-Pagesieve"
-PROFILE_KEY = "pagesieve.profile"
-OWN_PAGE_KEY = "pagesieve.own_page"
+PROFILE_KEY = flowkeys.PROFILE
+OWN_PAGE_KEY = flowkeys.OWN_PAGE
 BYPASS_KEY = "pagesieve.bypass"
 #: This addon's decision on a flow ({"filtered": bool, "reason"...}): kept here, never read back
 #: from a response header (an origin could send one).
-DECISION_KEY = "pagesieve"
+DECISION_KEY = flowkeys.DECISION
 #: Why a page leaves unfiltered on purpose: the person or the operator asked for it as sent, it is
 #: the proxy's own, a frame that survived its page's filter, or a page its scripts make. Every other reason is a page the chain would have filtered and could not (an
 #: error, a time-out, too large, too busy, unparsable, an error status): such an HTML response carries
@@ -247,7 +256,7 @@ class Declutter:
 
     def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
         profile = flow.metadata.get(PROFILE_KEY) or {}
-        preset = profile.get("preset") or self.source.preset or self.source.cfg.default_preset
+        preset = profile.get("preset") or self.source.default_preset
         return self.workers.spec(preset, profile.get("overrides") or {})
 
     async def _filter(self, flow: http.HTTPFlow, spec_key: str, spec: Any, page: Candidate) -> None:

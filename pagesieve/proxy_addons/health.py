@@ -20,10 +20,12 @@ from typing import Any
 
 from mitmproxy import http
 
+from pagesieve.proxy_addons import flowkeys
+
 HEALTH_HOST = "pagesieve.health"
 """The host name of the health endpoint (requested through the proxy: ``GET http://pagesieve.health/``)."""
 
-OWN_PAGE_KEY = "pagesieve.own_page"
+OWN_PAGE_KEY = flowkeys.OWN_PAGE
 
 
 class Health:

@@ -47,13 +47,14 @@ from mitmproxy.addons.proxyauth import http_auth_header, is_http_proxy, parse_ht
 from mitmproxy.net.http import status_codes
 
 from pagesieve.core.errors import ConfigError
+from pagesieve.proxy_addons import flowkeys
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.store.users_ldap import DirectoryUnavailable
 
 log = logging.getLogger("pagesieve.proxy")
 
-USER_KEY = "pagesieve.user"
-PROFILE_KEY = "pagesieve.profile"
+USER_KEY = flowkeys.USER
+PROFILE_KEY = flowkeys.PROFILE
 #: The host a request's profile is for, noted by the request hook; the profile is built from it on demand.
 PROFILE_HOST_KEY = "pagesieve.profile_host"
 #: Threads that run bcrypt checks: at most this many checks at once, whatever the number of
@@ -327,6 +328,6 @@ class Identity:
             # In a thread: a cache miss or a change check reads the state database, which may be
             # slow or locked (5 s of SQLite busy timeout); the event loop serves everyone else.
             flow.metadata[PROFILE_KEY] = await asyncio.to_thread(
-                self.store.effective, user, host, self.source.preset)
+                self.store.effective, user, host, self.source.default_preset)
         except Exception as err:  # noqa: BLE001 - a broken profile store must not stop browsing
             log.warning("profile of %s unavailable (%s); the default settings apply", user, err)

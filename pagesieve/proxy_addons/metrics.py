@@ -14,7 +14,9 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
-DECISION_KEY = "pagesieve"
+from pagesieve.proxy_addons import flowkeys
+
+DECISION_KEY = flowkeys.DECISION
 
 #: The Content-Type of Prometheus' text exposition format.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

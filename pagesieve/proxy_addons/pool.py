@@ -36,7 +36,14 @@ from typing import Any
 
 from pagesieve.core.lru import LRU
 from pagesieve.proxy_addons import warm
-from pagesieve.proxy_addons.worker import SELF_INTERRUPT_GRACE_SECONDS, SPEC_CACHE_SIZE, Job, Outcome, filter_page, serve
+from pagesieve.proxy_addons.worker import (
+    SELF_INTERRUPT_GRACE_SECONDS,
+    SPEC_CACHE_SIZE,
+    Job,
+    Outcome,
+    filter_page,
+    serve,
+)
 
 log = logging.getLogger("pagesieve.proxy")
 
@@ -289,12 +296,12 @@ class Workers:
 
     def configure(self) -> None:
         s = self.source.settings
-        key = (id(self.source.cfg), s.workers, self.source.preset)
+        key = (id(self.source.cfg), s.workers, self.source.default_preset)
         if key != self._pool_key:
             self._specs.clear()
             self._pool_key = key
             if self.pool is None and self._executor is None:  # start-up: preload while mitmproxy starts
-                warm.start(self.source.cfg.resolve(self.source.preset))
+                warm.start(self.source.cfg.resolve(self.source.default_preset))
             if self.pool is not None:  # a new config while running: new workers for it
                 old, self.pool = self.pool, self._new_pool()
                 old.shutdown()
@@ -338,7 +345,7 @@ class Workers:
             from pagesieve.store.state import location
 
             state_path = location(settings)  # a postgresql:// URL or the expanded SQLite path
-        key, spec = self.spec(self.source.preset or cfg.default_preset, {})
+        key, spec = self.spec(self.source.default_preset, {})
         s = self.source.settings
         return WorkerPool(s.workers, spec, state_path, key, niceness=s.worker_niceness)
 

@@ -53,6 +53,7 @@ from pagesieve.core import settings as S
 from pagesieve.core.errors import ConfigError, StateUnavailable
 from pagesieve.engine.config import check_user_key, scope_of
 from pagesieve.filters import FILTERS
+from pagesieve.proxy_addons import flowkeys
 from pagesieve.proxy_addons.control import PageControl
 from pagesieve.proxy_addons.control_pages import add_routes as add_control_routes
 from pagesieve.proxy_addons.identity import USER_KEY, Identity
@@ -70,7 +71,7 @@ from pagesieve.store.profiles import (
 
 log = logging.getLogger("pagesieve.proxy")
 
-OWN_PAGE_KEY = "pagesieve.own_page"
+OWN_PAGE_KEY = flowkeys.OWN_PAGE
 MAX_FORM_BYTES = 200_000
 SECURITY_HEADERS = {
     "Content-Type": "text/html; charset=utf-8",
