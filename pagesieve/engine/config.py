@@ -37,8 +37,8 @@ from pagesieve.core.errors import ConfigError
 from pagesieve.core.lru import LRU
 from pagesieve.core.settings import setting
 from pagesieve.engine.chain import Chain
-from pagesieve.engine.order import check_order
 from pagesieve.engine.globals import GLOBAL_SECTIONS
+from pagesieve.engine.order import check_order
 from pagesieve.engine.output import OutputSettings
 from pagesieve.filters import FILTERS
 

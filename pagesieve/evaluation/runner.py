@@ -13,7 +13,15 @@ from typing import Sequence
 
 from pagesieve.core import dom
 from pagesieve.evaluation.datasets import PageInfo, Sample, load_dataset, page_infos
-from pagesieve.evaluation.metrics import headline_matches, noise_removed, percentile, prf, snippet_found, tokens, word_phrase
+from pagesieve.evaluation.metrics import (
+    headline_matches,
+    noise_removed,
+    percentile,
+    prf,
+    snippet_found,
+    tokens,
+    word_phrase,
+)
 
 
 @dataclass

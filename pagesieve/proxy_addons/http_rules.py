@@ -17,6 +17,7 @@ from mitmproxy import http
 from mitmproxy.net.http.headers import parse_content_type
 from werkzeug.http import dump_header, parse_dict_header
 
+from pagesieve.core.hosts import within
 from pagesieve.engine.document import looks_binary
 
 #: Types that are HTML. application/xhtml+xml is XML: an HTML serialisation would break it.
@@ -94,7 +95,7 @@ def candidate(body: bytes, ctype: ContentType) -> Candidate | None:
 
 def host_matches(host: str, entries: tuple[str, ...]) -> bool:
     host = host.lower().rstrip(".")
-    return any(host == e or host.endswith("." + e) for e in (x.lower().strip(".") for x in entries) if e)
+    return any(within(host, e) for e in (x.lower().strip(".") for x in entries) if e)
 
 
 def private_caching(headers: http.Headers, spec_key: str, *, auth: bool) -> None:

@@ -40,8 +40,9 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from pagesieve.core.errors import ConfigError, StateUnavailable
-from pagesieve.engine.order import ChainOrderError, check_order
+from pagesieve.core.hosts import within
 from pagesieve.engine.config import Config, check_user_key, overrides_to_tree
+from pagesieve.engine.order import ChainOrderError, check_order
 from pagesieve.filters import FILTERS
 from pagesieve.store import state
 
@@ -174,7 +175,7 @@ def site_rule_for(sites: Mapping[str, SiteRule], host: str) -> SiteRule | None:
     host = (host or "").lower().rstrip(".")
     best = None
     for entry, rule in sites.items():
-        if (host == entry or host.endswith("." + entry)) and (best is None or len(entry) > len(best[0])):
+        if within(host, entry) and (best is None or len(entry) > len(best[0])):
             best = (entry, rule)
     return best[1] if best else None
 

@@ -169,9 +169,26 @@ from pagesieve.core import dom
 from pagesieve.core.errors import ConfigError
 from pagesieve.core.settings import setting
 from pagesieve.filters.accessibility import (
-    aria, document, forms, headings, images, interruptions, keyboard, landmarks, links, lists, tables)
+    aria,
+    document,
+    forms,
+    headings,
+    images,
+    interruptions,
+    keyboard,
+    landmarks,
+    links,
+    lists,
+    tables,
+)
 from pagesieve.filters.accessibility.aria import (
-    ARIA_ATTRS, ARIA_HIDDEN, IDREF_ATTRS, ROLE_OWNERS, STATELESS_TAGS, WIDGET_STATES)
+    ARIA_ATTRS,
+    ARIA_HIDDEN,
+    IDREF_ATTRS,
+    ROLE_OWNERS,
+    STATELESS_TAGS,
+    WIDGET_STATES,
+)
 from pagesieve.filters.accessibility.document import LANG_OWNERS, LINK_STYLE, READER_STYLE, VALID_LANG
 from pagesieve.filters.accessibility.interruptions import DIALOGS
 from pagesieve.filters.accessibility.keyboard import MAIN_ID, POSITIVE_TABINDEX, SKIP_STYLE

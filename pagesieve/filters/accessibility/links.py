@@ -11,7 +11,15 @@ from lxml.html import HtmlElement
 
 from pagesieve.core import dom
 from pagesieve.filters.accessibility.shared import (
-    WS, Doc, blocks_text, has_name, hidden_alternatives, named_by_content, shorten, spoken)
+    WS,
+    Doc,
+    blocks_text,
+    has_name,
+    hidden_alternatives,
+    named_by_content,
+    shorten,
+    spoken,
+)
 
 if TYPE_CHECKING:
     from pagesieve.filters.accessibility import AccessibilitySettings
