@@ -125,8 +125,8 @@ order of ``WIDENINGS``), ``cleanup`` (what goes inside the kept blocks, the head
 
 from __future__ import annotations
 
-from pagesieve.filters.main_content.common import BOILERPLATE, NEGATIVE, POSITIVE, UNLIKELY
+from pagesieve.filters.main_content.common import BOILERPLATE, HIDDEN, NEGATIVE, POSITIVE, UNLIKELY
 from pagesieve.filters.main_content.filter import MainContentFilter
 from pagesieve.filters.main_content.settings import MainContentSettings
 
-__all__ = ["BOILERPLATE", "NEGATIVE", "POSITIVE", "UNLIKELY", "MainContentFilter", "MainContentSettings"]
+__all__ = ["BOILERPLATE", "HIDDEN", "NEGATIVE", "POSITIVE", "UNLIKELY", "MainContentFilter", "MainContentSettings"]
