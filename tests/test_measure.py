@@ -11,7 +11,7 @@ from pagesieve.core.measure import SILENT, UNCOUNTED, TextMeasure, chars, letter
 from pagesieve.engine.context import FilterContext
 from pagesieve.engine.state import RunState
 from pagesieve.engine.document import parse
-from pagesieve.filters.link_lists import _link_stats
+from pagesieve.filters.link_lists.measures import link_stats
 
 HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head><body>"
         "<div id=a> one <p>two <b>three</b> four</p><!-- no --> five<script>nope()</script> six</div>"
@@ -20,7 +20,7 @@ HTML = ("<html><head><style>p { x: 1 }</style><script>var a = 1;</script></head>
 
 def check(state: RunState) -> None:
     m = state.measure()
-    walked = _link_stats(state.root)  # link_lists' own walk: links, link letters, letters
+    walked = link_stats(state.root)  # link_lists' own walk: links, link letters, letters
     for el in state.root.iter():
         if isinstance(el.tag, str):
             assert m.text_len(el) == dom.text_len(el), dom.path(el)

@@ -280,11 +280,11 @@ def test_text_outside_links_of_a_very_deep_block():
     # Found by the long fuzz run: the byline check walked the tree recursively and a page nested
     # past Python's recursion limit made link_lists fail (and be undone).
     from pagesieve.engine.document import parse
-    from pagesieve.filters.link_lists import _text_outside_links
+    from pagesieve.filters.link_lists.measures import text_outside_links
 
     page = parse(b"<html><body><div id=top>" + b"<div>" * 1500 + b"By <a href=/a>Ann Lee</a> on 12 May 2024"
                  + b"</div>" * 1500 + b"<p>after</p></div></body></html>")
-    text = " ".join(_text_outside_links(page.root.get_element_by_id("top")).split())
+    text = " ".join(text_outside_links(page.root.get_element_by_id("top")).split())
     assert text == "By on 12 May 2024 after"
 
 

@@ -2,7 +2,7 @@ import pytest
 
 from pagesieve.core import dom
 from pagesieve.engine.document import parse
-from pagesieve.filters.main_content import MainContentFilter
+from pagesieve.filters.main_content.scoring import stats as block_stats
 from tests.conftest import run_filter, run_filters
 
 SENTENCE = "The council met on Tuesday, heard the residents, and voted to repair the old bridge before winter. "
@@ -152,13 +152,13 @@ def test_a_comment_thread_many_times_the_story_goes_whatever_its_size(comments, 
 def test_what_makes_a_comment_thread():
     from lxml import html as H
 
-    from pagesieve.filters.main_content import _comment_thread
+    from pagesieve.filters.main_content.common import comment_thread
 
     block = H.fromstring(f"<div>{_thread(3)}</div>")
-    assert all(_comment_thread(el) for el in block)  # alike siblings named like comments
-    assert not _comment_thread(H.fromstring("<div class=comment-form><p>Leave a reply</p></div>"))
+    assert all(comment_thread(el) for el in block)  # alike siblings named like comments
+    assert not comment_thread(H.fromstring("<div class=comment-form><p>Leave a reply</p></div>"))
     outer = H.fromstring(f"<section id=comments>{_thread(3)}</section>")
-    assert _comment_thread(outer)  # holds 3+ blocks named like comments
+    assert comment_thread(outer)  # holds 3+ blocks named like comments
 
 
 @pytest.mark.parametrize("page, kept, gone", [
@@ -349,13 +349,13 @@ def test_headline_when_the_chosen_node_is_itself_a_demoted_h1():
     from pagesieve.engine.context import FilterContext
     from pagesieve.engine.state import RunState
     from pagesieve.engine.document import parse
-    from pagesieve.filters.main_content import MainContentFilter
+    from pagesieve.filters.main_content.cleanup import put_headline
 
     page = parse(b"<html><body><div id=c><h1 id=x>Other heading here</h1></div></body></html>")
     body = page.body
     chosen = [page.root.get_element_by_id("x")]
     ctx = FilterContext("main_content", RunState(root=page.root), page)
-    MainContentFilter._put_headline(body, chosen, Headline("Storm hits the coast at dawn", "og:title"), None, ctx)
+    put_headline(body, chosen, Headline("Storm hits the coast at dawn", "og:title"), None, ctx)
     assert [(h.tag, h.text) for h in body.iter("h1", "h2")] == [("h1", "Storm hits the coast at dawn"),
                                                                 ("h2", "Other heading here")]
 
@@ -422,12 +422,12 @@ def test_a_thin_choice_on_a_listing_widens_to_its_grid(intro_sentences, widened)
 
 def test_a_grid_has_no_dominant_item():
     from pagesieve.engine.document import parse
-    from pagesieve.filters.main_content import MainContentFilter, _even_items
+    from pagesieve.filters.main_content.widening import even_items
 
     def even(html):
         page = parse(f"<html><body><div id=g>{html}</div></body></html>".encode())
-        _, st = MainContentFilter.stats(dom.body_of(page.root))
-        return _even_items(page.root.get_element_by_id("g"), st)
+        _, st = block_stats(dom.body_of(page.root))
+        return even_items(page.root.get_element_by_id("g"), st)
 
     cards = "".join(f"<div class=c><a href=/{i}>Card {i}</a> $9</div>" for i in range(6))
     assert even(cards)
@@ -691,22 +691,14 @@ def test_a_copy_of_a_block_in_another_place_goes_but_repeated_text_in_one_place_
 
 
 def _stats_reference(body):
-    """MainContentFilter.stats as it was before it picked the elements in C and counted ASCII text by
-    deleting bytes (the reference)."""
-    from pagesieve.filters.main_content import (
-        _BLOCK,
-        _CHARS,
-        _COMMAS,
-        _LINK,
-        _PARA,
-        _PCOMMAS,
-        _PLINK,
-        _SKIP,
-        COMMAS,
-        FOLDED,
-        HIDDEN,
-        _names,
-    )
+    """scoring.stats as it was before it picked the elements in C and counted ASCII text by
+    deleting bytes (the reference), its counts in the positional lists it used then."""
+    from pagesieve.filters.main_content.common import FOLDED, HIDDEN
+    from pagesieve.filters.main_content.common import names_of as _names
+    from pagesieve.filters.main_content.scoring import COMMAS, BlockScore
+    from pagesieve.filters.main_content.scoring import SKIP_TAGS as _SKIP
+
+    _PARA, _CHARS, _LINK, _COMMAS, _BLOCK, _PCOMMAS, _PLINK = range(7)
     order, in_link = [], {}
     hidden = {el for el in HIDDEN(body) if not FOLDED.search(_names(el))}
     stack = [body]
@@ -742,7 +734,7 @@ def _stats_reference(body):
                 s[_PCOMMAS] += cs[_COMMAS]
                 s[_PLINK] += cs[_LINK]
         st[el] = s
-    return order, st
+    return order, {el: BlockScore(*s) for el, s in st.items()}
 
 
 STATS_PAGE = ("<html><body><div id=a> one, two <a href=/x>link, <b>bold</b> text</a> tail,\u00a0more <!-- c, c --> "
@@ -761,10 +753,10 @@ def test_stats_are_those_of_the_walk_they_replaced(corpus):
                                             for _, path, _ in random.Random(5).sample(corpus, 10)]
     for page in pages:
         body = dom.body_of(page.root)
-        assert MainContentFilter.stats(body) == _stats_reference(body)
+        assert block_stats(body) == _stats_reference(body)
         inner = body.find(".//div")
         if inner is not None:
-            assert MainContentFilter.stats(inner) == _stats_reference(inner)
+            assert block_stats(inner) == _stats_reference(inner)
 
 
 # A reference page: one long section and short ones beside it in the page's <main>, each with a

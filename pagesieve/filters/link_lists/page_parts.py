@@ -1,0 +1,98 @@
+"""The page's own parts that ``link_lists`` keeps (the package docstring's "headline" and "table of
+contents"): its headline, the byline beside it, and the pages under the page's address."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin, urlsplit
+
+from lxml.html import HtmlElement
+
+from pagesieve.analysis import pagemeta
+from pagesieve.analysis.furniture import CONTENT_TAGS, in_landmark
+from pagesieve.analysis.headline import same_words
+from pagesieve.core import dom
+from pagesieve.filters.link_lists.measures import text_outside_links
+from pagesieve.filters.link_lists.settings import LinkListSettings
+
+#: A year (1900-2099) or a clock time: what a byline's date line has outside its links.
+_DATE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}:\d\d(?!\d)")
+
+
+def pages_under(url: str | None) -> tuple[str, str, str] | None:
+    """(host, path prefix, url) of the pages under the page at ``url``: its path with a trailing ``/``;
+    None for a page without an address or at the site's root (every page is under it)."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    path = parts.path.rstrip("/")
+    if not parts.netloc or not path:
+        return None
+    return parts.netloc.lower(), path + "/", url
+
+
+def headline_of(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
+    """The heading (``<h1>``, else ``<h2>`` ... ``<h6>``, outside page furniture, first in document
+    order) that says what the page's metadata headline (schema.org, ``og:title``), else its
+    ``<title>``, says (or whose four or more words that title holds: "Headline | Section - Site")."""
+    root = page.root
+    found = pagemeta.of(page).headline  # read before the ignore filter dropped <meta> and JSON-LD
+    if found is not None and found.element is not None and "matching" in found.source:
+        return found.element if not in_landmark(found.element, body) else None
+    meta = found.text if found is not None and found.element is None else None
+    if not meta:
+        title = root.find(".//title")
+        meta = " ".join((title.text_content() if title is not None else "").split())
+    if not meta:
+        return None
+    words = set(dom.WORD.findall(meta.lower()))
+    for tag in dom.HEADINGS:
+        for h in body.iter(tag):
+            if not dom.text_len(h) or h in furniture and in_landmark(h, body):
+                continue
+            text = dom.text_of(h)
+            own = set(dom.WORD.findall(text.lower()))
+            # the same headline, or one whose words the title holds with the site's name and section
+            if same_words(meta, text) or (len(own) >= 4 and len(own & words) >= 0.8 * len(own)):
+                return h
+    return None
+
+
+def bylines(headline: HtmlElement, stats: dict, s: LinkListSettings) -> set[HtmlElement]:
+    """The short blocks beside ``headline`` whose text outside links has a year or a time (see the
+    package docstring)."""
+    out: set[HtmlElement] = set()
+    node: HtmlElement | None = headline
+    for _ in range(3):
+        if node is None or node.tag in CONTENT_TAGS:
+            break
+        near = [x for x in (node.getprevious(),) if x is not None]
+        nxt = node.getnext()
+        while nxt is not None and len(near) < 3:
+            near.append(nxt)
+            nxt = nxt.getnext()
+        for el in near:
+            got = stats.get(el) if isinstance(el.tag, str) else None
+            if got is not None and 0 < got[2] <= s.byline_letters and _DATE.search(text_outside_links(el)):
+                out.add(el)
+        node = node.getparent()
+    return out
+
+
+def is_toc(node: HtmlElement, s: LinkListSettings, under: tuple[str, str, str] | None) -> bool:
+    """A table of contents: ``toc_share`` of the links lead to places on this page (``#…``) or to
+    pages under it (``under``: the page's scheme-less host and its path with a trailing ``/``)."""
+    hrefs = [(a.get("href") or "").strip() for a in node.iter("a") if a.get("href") is not None]
+    if not hrefs:
+        return False
+    toc = 0
+    for h in hrefs:
+        if h.startswith("#"):
+            toc += len(h) > 1
+        elif under is not None:
+            parts = urlsplit(urljoin(under[2], h))
+            toc += parts.netloc.lower() == under[0] and parts.path.startswith(under[1])
+    return toc >= s.toc_share * len(hrefs)

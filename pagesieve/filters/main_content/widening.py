@@ -1,0 +1,305 @@
+"""The widening of ``main_content``'s choice to the page's own content block (the package docstring's
+"Widening to the page's own content block"): each rule a function of the choice and the page's facts,
+run in the order of :data:`WIDENINGS`; a rule that applies replaces the choice and notes why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lxml.html import HtmlElement
+
+from pagesieve.analysis.pagetype import PageType
+from pagesieve.filters.main_content.common import (
+    BOILERPLATE_NAMES,
+    BOILERPLATE_ROLES,
+    BOILERPLATE_TAGS,
+    POST_NAMES,
+    POSTS_ARE_CONTENT,
+    names_of,
+)
+from pagesieve.filters.main_content.scoring import BlockScore
+from pagesieve.filters.main_content.settings import MainContentSettings
+
+# On a forum thread the opening post (a question) beside the chosen replies joins them when it is a
+# block of prose (OPENING_POST_CHARS, link density at most OPENING_POST_LINK_DENSITY) and their parent
+# holds little else (at most OPENING_POST_SLACK times the two).
+OPENING_POST_CHARS = 200
+OPENING_POST_LINK_DENSITY = 0.2
+OPENING_POST_SLACK = 1.1
+# On these the content is often sections side by side (main_content.section_link_density); on a
+# listing too when the chosen block is prose (measured: cleaneval reader +.003, dragnet +.001).
+SECTION_KINDS = frozenset({"service", "product", "documentation", "listing"})
+# On these the grid of repeated items (pagetype._repeated_items) is the content (main_content.grid_share).
+GRID_KINDS = frozenset({"listing", "collection"})
+#: In a grid of items no item holds more than this share of the items' text (a listing's cards and
+#: teasers are alike; a column of sidebar boxes around one long story is not a grid).
+GRID_ITEM_SHARE = 0.5
+
+
+@dataclass(slots=True)
+class Choice:
+    """The chosen content as each rule hands it on: the best block and its score, the kept blocks
+    and their characters."""
+
+    top: HtmlElement
+    top_score: float
+    chosen: list[HtmlElement]
+    chars: int
+
+    def widen(self, node: HtmlElement, scores: dict[HtmlElement, float], chars: int) -> None:
+        """Keep ``node`` alone instead, with its score (the best's when it has none)."""
+        self.top, self.top_score, self.chosen, self.chars = node, scores.get(node, self.top_score), [node], chars
+
+
+@dataclass(slots=True, frozen=True)
+class Facts:
+    """What the rules read of the page: the settings, ``<body>``, the block counts and the scores of
+    the chosen pass, the page type, the pass (1 or 2) and the page's semantic main block."""
+
+    s: MainContentSettings
+    body: HtmlElement
+    st: dict[HtmlElement, BlockScore]
+    scores: dict[HtmlElement, float]
+    kind: PageType
+    attempt: int
+    semantic: HtmlElement | None
+
+
+def _within(node: HtmlElement, chosen: list[HtmlElement]) -> bool:
+    """Every chosen block lies strictly inside ``node``."""
+    return all(any(a is node for a in c.iterancestors()) for c in chosen)
+
+
+def semantic_main_block(c: Choice, f: Facts, ctx) -> None:
+    """*semantic main*: the page's one main block when the choice holds less than ``main_share`` of it."""
+    s = f.s
+    if not s.main_share:
+        return
+    main = f.semantic
+    ms = f.st.get(main) if main is not None else None
+    inside = main is not None and all(any(a is main for a in (x, *x.iterancestors())) for x in c.chosen)
+    # A thin pick of the second pass (the page has no article-sized prose: a listing, a shop's
+    # category, a schedule) takes the main block whatever its link density: its items are links.
+    thin = c.chars < s.min_article_chars and f.attempt > 1
+    if (ms and main is not f.body and ms.chars and c.chars < s.main_share * ms.chars
+            and (ms.link / ms.chars <= s.main_link_density or thin)
+            and not (inside and main is not None and (main.tag == "article" or f.kind.kind == "article" and f.attempt == 1))):
+        ctx.note("widen", main, "the chosen block is a small part of the page's semantic main block",
+                 measured={"chars": c.chars, "main_chars": ms.chars}, threshold={"main_share": s.main_share})
+        c.widen(main, f.scores, ms.chars)
+
+
+def grid_of_items(c: Choice, f: Facts, ctx) -> None:
+    """*grid of items*: on a listing, or when the choice is one item of the grid, the grid of repeated items."""
+    s, kind = f.s, f.kind
+    grid = kind.grid
+    # Whatever the page type, a short chosen block that is one item of the page's grid (a teaser
+    # among a blog's alike teasers) says the grid is the content.
+    in_grid = grid is not None and kind.kind not in POSTS_ARE_CONTENT and _within(grid, c.chosen)
+    if not (s.grid_share and (kind.kind in GRID_KINDS or in_grid)):
+        return
+    gs = f.st.get(grid) if grid is not None else None
+    if (gs and grid is not None and grid is not f.body and not any(a in c.chosen for a in (grid, *grid.iterancestors()))
+            and c.chars < s.grid_share * gs.chars and (c.chars < s.min_article_chars or f.attempt > 1)
+            and even_items(grid, f.st)):
+        ctx.note("widen", grid, ("on a listing the grid of repeated items is the content, and it holds more "
+                                 "text than the chosen block") if kind.kind in GRID_KINDS else
+                 "the chosen block is one item of a grid of alike items: the grid is the content",
+                 measured={"chars": c.chars, "grid_chars": gs.chars}, threshold={"grid_share": s.grid_share})
+        c.widen(grid, f.scores, gs.chars)
+
+
+def sections_side_by_side(c: Choice, f: Facts, ctx) -> None:
+    """*sections side by side*: sibling sections of prose join several chosen blocks; one chosen block
+    widens to the prose block around it."""
+    s = f.s
+    if not (s.section_link_density and f.kind.kind in SECTION_KINDS):
+        return
+    if len(c.chosen) > 1:
+        c.chosen, c.chars = sibling_sections(c.chosen, f.st, c.chars, s, ctx)
+        return
+    if len(c.chosen) != 1:
+        return
+    # A service, product, documentation or listing page is often sections side by side, each its own
+    # block: climb while the parent adds prose (low link density), not navigation.
+    node = c.chosen[0]
+    parent = node.getparent()
+    while (parent is not None and parent is not f.body and parent.tag not in BOILERPLATE_TAGS
+           and parent.tag != "article"):  # beside a story in its <article>: comments, related
+        ps = f.st.get(parent)
+        if not ps or not ps.chars or ps.link / ps.chars > s.section_link_density:
+            break
+        node, parent = parent, parent.getparent()
+    if node is not c.chosen[0] and f.st[node].chars > c.chars:
+        ns = f.st[node]
+        ctx.note("widen", node, "on this kind of page the content is sections side by side: the "
+                                "prose block around the chosen one is kept",
+                 measured={"chars": c.chars, "section_chars": ns.chars,
+                           "link_density": round(ns.link / ns.chars, 3)},
+                 threshold={"section_link_density": s.section_link_density})
+        c.widen(node, f.scores, ns.chars)
+
+
+def rest_of_main(c: Choice, f: Facts, ctx) -> None:
+    """*the rest of the main block*: the main block when the rest of it is prose with few links."""
+    s, main = f.s, f.semantic
+    if not (s.main_rest_link_density and s.main_share and f.kind.kind in SECTION_KINDS and main is not None):
+        return
+    ms = f.st.get(main)
+    if not (ms and main is not f.body and main.tag != "article" and _within(main, c.chosen)):
+        return
+    rest = ms.chars - c.chars
+    rest_link = ms.link - sum(f.st[x].link for x in c.chosen)
+    if rest >= s.min_article_chars / 2 and rest_link <= s.main_rest_link_density * rest:
+        ctx.note("widen", main, "on this kind of page the rest of the page's semantic main block "
+                                "is prose (few links): it is content beside the chosen block",
+                 measured={"chars": c.chars, "main_chars": ms.chars,
+                           "rest_link_density": round(rest_link / rest, 3) if rest else 0},
+                 threshold={"main_rest_link_density": s.main_rest_link_density})
+        c.widen(main, f.scores, ms.chars)
+
+
+def thread_of_posts(c: Choice, f: Facts, ctx) -> None:
+    """*thread of posts*: on a forum thread, the block of the repeated posts when the choice is one of them."""
+    if not (f.s.thread_widen and f.kind.kind in POSTS_ARE_CONTENT):
+        return
+    thread = f.kind.thread
+    ts = f.st.get(thread) if thread is not None else None
+    # Only when the chosen block is one of the posts (inside their block): a story chosen
+    # outside a longer comment thread stays the story.
+    if ts and thread is not None and thread is not f.body and c.chars < ts.chars and _within(thread, c.chosen):
+        ctx.note("widen", thread, "on a forum thread every post is the content: the block of the "
+                                  "repeated posts is kept, not one post",
+                 measured={"chars": c.chars, "thread_chars": ts.chars})
+        c.widen(thread, f.scores, ts.chars)
+
+
+def opening_post(c: Choice, f: Facts, ctx) -> None:
+    """*thread of posts*, then: the opening post or the replies beside the chosen block join it."""
+    if not (f.s.thread_widen and f.kind.kind in POSTS_ARE_CONTENT and len(c.chosen) == 1):
+        return
+    joined = opening_post_block(c.chosen[0], f.st, f.body)
+    if joined is not None:
+        ctx.note("widen", joined, "on a forum thread the opening post beside the chosen block of replies is "
+                                  "content too: their common block, which holds little else, is kept",
+                 measured={"chars": c.chars, "joined_chars": f.st[joined].chars})
+        c.widen(joined, f.scores, f.st[joined].chars)
+
+
+def thin_choice(c: Choice, f: Facts, ctx) -> None:
+    """*thin choice*: a chosen block under ``min_article_chars`` gives way to the page's largest block of prose."""
+    s = f.s
+    if not (c.chars < s.min_article_chars and s.section_link_density and f.kind.kind in SECTION_KINDS):
+        return
+    block = prose_block(f.body, f.st, s)
+    if block is None:
+        return
+    bs = f.st[block]
+    if bs.chars >= max(2 * s.min_article_chars, 4 * c.chars) and not any(
+            a in c.chosen for a in (block, *block.iterancestors())):
+        ctx.note("widen", block, "the chosen block is thin: the page's largest block of prose (few links) "
+                                 "is kept instead",
+                 measured={"chars": c.chars, "block_chars": bs.chars,
+                           "link_density": round(bs.link / bs.chars, 3)},
+                 threshold={"min_article_chars": s.min_article_chars,
+                            "link_density": 2 * s.section_link_density})
+        c.widen(block, f.scores, bs.chars)
+
+
+#: The widening rules in the order they run: each sees the choice the ones before it left.
+WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
+    semantic_main_block,
+    grid_of_items,
+    sections_side_by_side,
+    rest_of_main,
+    thread_of_posts,
+    opening_post,
+    thin_choice,
+)
+
+
+def even_items(parent: HtmlElement, st) -> bool:
+    """The largest group of ``parent``'s children with one tag and class has no dominant item."""
+    groups: dict[tuple, list[int]] = {}
+    for child in parent:
+        if child in st:
+            groups.setdefault((child.tag, child.get("class") or ""), []).append(st[child].chars)
+    items = max(groups.values(), key=len, default=[])
+    return bool(items) and max(items) <= GRID_ITEM_SHARE * max(1, sum(items))
+
+
+def prose_block(body, st, s: MainContentSettings) -> HtmlElement | None:
+    """The block below ``<body>`` with the most text at a link density of at most twice
+    section_link_density, outside boilerplate tags and roles, of at least min_article_chars."""
+    best, most = None, s.min_article_chars - 1
+    stack = [c for c in body if isinstance(c.tag, str)]
+    while stack:
+        el = stack.pop()
+        es = st.get(el)
+        if not es or el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
+            continue
+        if es.chars > most and es.link <= 2 * s.section_link_density * es.chars:
+            best, most = el, es.chars
+        stack.extend(c for c in el if isinstance(c.tag, str))
+    return best
+
+
+def sibling_sections(chosen, st, chars, s: MainContentSettings, ctx) -> tuple[list, int]:
+    """Several chosen blocks side by side: a sibling of theirs that is a section of prose too —
+    half of min_article_chars or more, link density at most section_link_density, not named or
+    tagged as boilerplate — joins them (a shop's "plan your visit" beside its welcome, which
+    scored below the joining bound for want of paragraphs). Short siblings stay out: a byline, a
+    date, a post's author line."""
+    parent = chosen[0].getparent()
+    if parent is None or any(c.getparent() is not parent for c in chosen):
+        return chosen, chars
+    kept = set(chosen)
+    joined = []
+    for sib in parent:
+        ss = st.get(sib)
+        if (sib in kept or not ss or ss.chars < s.min_article_chars / 2
+                or ss.link > s.section_link_density * ss.chars or sib.tag in BOILERPLATE_TAGS
+                or (sib.get("role") or "").lower() in BOILERPLATE_ROLES or BOILERPLATE_NAMES.found(names_of(sib))):
+            continue
+        joined.append(sib)
+        ctx.note("widen", sib, "on this kind of page the content is sections side by side: a section of "
+                               "prose beside the chosen ones joins them",
+                 measured={"chars": ss.chars, "link_density": round(ss.link / ss.chars, 3)},
+                 threshold={"min_chars": s.min_article_chars / 2,
+                            "section_link_density": s.section_link_density})
+    if not joined:
+        return chosen, chars
+    kept.update(joined)
+    return [c for c in parent if c in kept], chars + sum(st[j].chars for j in joined)
+
+
+def opening_post_block(node: HtmlElement, st, body: HtmlElement) -> HtmlElement | None:
+    """The block joining ``node`` and the rest of its thread: climbing from ``node`` while each
+    parent holds little else (OPENING_POST_SLACK), the first parent where ``node`` has beside it
+    the opening post (its previous sibling, a block of prose: the question above the answers) or
+    the replies (its next sibling, named like posts or comments: the thread under the first post)
+    and holds little else than the two. None when there is none."""
+    while True:
+        parent = node.getparent()
+        if parent is None or parent is body or parent not in st or node not in st:
+            return None
+        ns = st[node]
+        prev, nxt = node.getprevious(), node.getnext()
+        while prev is not None and not (isinstance(prev.tag, str) and prev in st):
+            prev = prev.getprevious()
+        while nxt is not None and not (isinstance(nxt.tag, str) and nxt in st):
+            nxt = nxt.getnext()
+        for other, opening in ((prev, True), (nxt, False)):
+            if other is None:
+                continue
+            os_ = st[other]
+            if os_.chars < OPENING_POST_CHARS or os_.link > OPENING_POST_LINK_DENSITY * os_.chars:
+                continue
+            if not opening and not POST_NAMES.search(names_of(other)):
+                continue
+            if st[parent].chars <= OPENING_POST_SLACK * (os_.chars + ns.chars):
+                return parent
+        if st[parent].chars > OPENING_POST_SLACK * ns.chars:
+            return None
+        node = parent
