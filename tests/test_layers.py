@@ -171,3 +171,23 @@ def test_the_check_sees_a_wrong_import(monkeypatch):
     monkeypatch.setitem(GRAPH, "pagesieve.filters.base", {"pagesieve.core.dom"})
     with pytest.raises(AssertionError):
         test_no_import_circle()
+
+
+#: A module longer than this is several modules; a function longer than this is several steps.
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_module_or_function_grows_past_its_size():
+    long_modules, long_functions = [], []
+    for name, path in MODULES.items():
+        text = path.read_text()
+        if text.count("\n") > MAX_MODULE_LINES:
+            long_modules.append(f"{path.relative_to(PACKAGE)}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long_functions.append(f"{name}.{node.name}: {lines} lines")
+    assert long_modules == [], f"split these modules (over {MAX_MODULE_LINES} lines)"
+    assert long_functions == [], f"split these functions (over {MAX_FUNCTION_LINES} lines)"
