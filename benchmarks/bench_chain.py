@@ -10,7 +10,7 @@ the page bytes plus ``lxml.html.tostring`` of the tree. For each preset every pa
 prints, over the corpus pages:
 
 * total: median and p95 ms per page; median and p95 over the pages of each page's chain time
-  divided by its own floor (the ratios of issue 14's targets); the ratio of the summed chain time
+  divided by its own floor (the ratios the speed targets name); the ratio of the summed chain time
   to the summed floor;
 * per filter: mean ms per page and its ratio to the mean floor, so the expensive step is plain;
 * memory: peak Python allocation (tracemalloc) while processing a page, median over a sample of
@@ -59,7 +59,7 @@ def _freeze() -> None:
     """As the proxy's workers do after their warm-up (``proxy_addons/warm.py``): the block lists' and the
     model's objects go to the collector's permanent generation, so a page's garbage collections do not
     scan them again. Without it the bench charged each filter for scans the workers never pay (measured
-    in session 11: TextMeasure 1.79 -> 1.35 ms a page, ignore 3.78 -> 3.28 ms)."""
+    earlier: TextMeasure 1.79 -> 1.35 ms a page, ignore 3.78 -> 3.28 ms)."""
     gc.collect()
     gc.freeze()
 

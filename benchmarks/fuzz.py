@@ -1,4 +1,4 @@
-"""The long fuzz run of the chain (issue 12): mutated real pages through built chains.
+"""The long fuzz run of the chain: mutated real pages through built chains.
 
     .venv/bin/python benchmarks/fuzz.py --cases 1000000 --preset declutter --preset reader
     .venv/bin/python benchmarks/fuzz.py --minutes 30          # as many cases as fit

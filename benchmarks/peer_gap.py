@@ -1,4 +1,4 @@
-"""Issue 15's table: a preset against the best peer, per corpus and per page type, from two JSON reports.
+"""The gap table: a preset against the best peer, per corpus and per page type, from two JSON reports.
 
     .venv/bin/pagesieve eval --preset declutter --preset reader --json eval.json ../shared/data/extraction
     .venv/bin/python benchmarks/bench_peers.py --json peers.json

@@ -1,4 +1,4 @@
-"""Mutated real pages for the chain's property test and the long fuzz run (issue 12).
+"""Mutated real pages for the chain's property test and the long fuzz run.
 
 A case is a real corpus page with mutations a hostile or broken site produces: truncation,
 byte flips, tag soup, deep nesting, control characters, odd attributes and wrong charsets.

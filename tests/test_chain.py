@@ -202,7 +202,7 @@ def test_removing_comments_inside_the_article_is_fine():
     assert not page.root.xpath("//comment()")
 
 
-# -- hostile pages (issue 12, item 6) ------------------------------------------------------
+# -- hostile pages ------------------------------------------------------
 class SetsAttributesThenRaises(Filter):
     name = "attrs"
 

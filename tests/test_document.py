@@ -56,7 +56,7 @@ def test_doctype_kept():
     assert out.startswith(b'<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN">')
 
 
-# -- hostile pages (issue 12: items 4, 6, 7) ------------------------------------------------
+# -- hostile pages ------------------------------------------------
 ARTICLE_P = "<p>Paragraph {i}: the council voted to rebuild the harbour wall after the storms.</p>"
 
 
@@ -211,7 +211,7 @@ def test_charsets_browsers_do_not_know_are_ignored(label):
     ("<html><body bgcolor=black><p>x</p></html>", {"bgcolor": "black"}),
 ])
 def test_a_second_body_tag_adds_the_attributes_the_body_lacks(html, attrs):
-    # As browsers parse it (issue 17: the page's colours must survive, or axe sees other contrasts).
+    # As browsers parse it (the page's colours must survive, or axe sees other contrasts).
     assert dict(parse(html.encode()).body.attrib) == attrs
 
 

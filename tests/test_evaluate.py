@@ -93,7 +93,7 @@ def test_cli_unknown_preset_is_one_line_error(dataset, capsys):
 
 
 def test_truth_lines_split_on_newline_only(tmp_path):
-    """U+2028/U+2029 (and \\x85) inside a JSON string are text, not line ends (issue 12 item 11)."""
+    """U+2028/U+2029 (and \\x85) inside a JSON string are text, not line ends."""
     (tmp_path / "pages").mkdir()
     for pid in ("a", "b"):
         (tmp_path / "pages" / f"{pid}.html").write_text("<p>x</p>")

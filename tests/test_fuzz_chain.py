@@ -1,4 +1,4 @@
-"""Property test of the chain's public entry point on mutated real pages (issue 12).
+"""Property test of the chain's public entry point on mutated real pages.
 
 A bounded run here (``PAGESIEVE_FUZZ_CASES``, default 60 cases a preset); the long run is
 ``benchmarks/fuzz.py`` (README: "Fuzzing").

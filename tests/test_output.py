@@ -54,7 +54,7 @@ def test_render_text_has_title_and_is_utf8_whatever_the_page_encoding():
 
 
 def test_text_output_has_no_character_references_for_characters_the_page_charset_lacks():
-    """Issue 12 item 8: a cp1252 page holding "ć" (from &#263;) gave "&#263;" in text output."""
+    """a cp1252 page holding "ć" (from &#263;) gave "&#263;" in text output."""
     page = parse("<title>Kraków</title><p>Dobranoc, Ko&#263;ma &amp; co.</p>".encode("cp1252"),
                  declared_encoding="windows-1252")
     body, _ = render(page, None, OutputSettings(format="text"))

@@ -1,5 +1,5 @@
 """A wheel built from the repository, installed into a fresh virtualenv (not editable), runs
-``pagesieve filter`` and ``pagesieve run`` with the configuration it ships (issue 13 §6)."""
+``pagesieve filter`` and ``pagesieve run`` with the configuration it ships."""
 
 from __future__ import annotations
 

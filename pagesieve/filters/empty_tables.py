@@ -35,8 +35,7 @@ class EmptyTableSettings:
     min_chars: int = setting(20, "A table with fewer characters of text than this, and no picture or form, is empty.", minimum=0, maximum=100000,
                              group="advanced", scope="user")
     # Sources: A table with some text that is the block right before the detected article, or before one of its
-    # nearest this-many ancestors, is the article's head (its date, byline, headline) and is never empty (pagesieve;
-    # issue 15).
+    # nearest this-many ancestors, is the article's head (its date, byline, headline) and is never empty (pagesieve).
     head_levels: int = setting(4, "A table with some text right before the article (or before one of this many blocks"
                                   " around it) holds the article's headline, date or byline and is never removed as "
                                   "empty.", minimum=0,

@@ -34,7 +34,7 @@ from pagesieve.filters.base import Filter
 # may run; ours is among them), its encoding (re-declared on output anyway), the mobile
 # viewport (zoom and reflow for low-vision users depend on it) and the colour scheme (a page that
 # declares "dark" gets light default text from the browser: without it, its own dark background
-# would be left under black text; axe color-contrast, issue 17). These are never ignored.
+# would be left under black text; axe color-contrast). These are never ignored.
 KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','viewport')='viewport' "
                         "or translate(@name,'COLRSHEM','colrshem')='color-scheme' "
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type' "
@@ -92,7 +92,7 @@ _COLOUR_PROPERTIES = ("color", "background-color", "background", "background-ima
 
 def _colours(style: str) -> str:
     """What of a style attribute is kept when the attribute is ignored: a background and the text colour
-    set with it, as a pair (issue 17). Dropped alone, a background leaves text coloured for it elsewhere
+    set with it, as a pair. Dropped alone, a background leaves text coloured for it elsewhere
     (a child's own colour, the site's style sheet) on the page's background: light on white (axe
     color-contrast). A text colour without a background goes with the rest: the text then inherits."""
     decls = []
@@ -366,7 +366,7 @@ class IgnoreFilter(Filter):
 
     @staticmethod
     def _noscript_images(node: HtmlElement, span: HtmlElement, ctx) -> None:
-        """Images without ``alt`` in shown ``<noscript>`` content (issue 17: they became new axe
+        """Images without ``alt`` in shown ``<noscript>`` content (they became new axe
         image-alt failures). After an image, the ``<noscript>`` is that image's lazy-load fallback:
         its images take that image's ``alt``. Elsewhere such an image is a tracking pixel or a
         "turn on JavaScript" notice for script-less clients, and is dropped."""

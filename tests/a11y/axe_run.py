@@ -49,7 +49,7 @@ STEP = 15
 #: minutes on a shared 2-core machine (3 pages took 8 min under a load of 12).
 GATE_PAGES = 2
 #: And, in a corpus that labels its pages' types (wcxb-dev: article, product, forum …), this many
-#: pages of each type besides (issue 17: the gate sees every kind of page).
+#: pages of each type besides (the gate sees every kind of page).
 GATE_PAGES_PER_TYPE = 1
 PRESETS = ("declutter", "reader")
 #: Where the page is "loaded from" (never resolved: the route handler answers it).

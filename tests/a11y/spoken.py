@@ -27,7 +27,7 @@ from pagesieve.engine.chain import Chain
 from pagesieve.engine.document import parse
 from pagesieve.engine.output import render
 
-#: "Among the first three nodes with a name" (issue 17).
+#: "Among the first three nodes with a name".
 EARLY = 3
 #: Share of the <h1>'s words found in the page title for it to be the headline (titles add the
 #: site's name and a separator; headlines are sometimes shortened or reworded in the title).

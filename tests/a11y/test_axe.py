@@ -3,7 +3,7 @@ critical violation the original did not have (issues 7 and 17), on ``GATE_PAGES`
 shared corpus and ``GATE_PAGES_PER_TYPE`` of every page type wcxb-dev labels (product, forum, listing …),
 for the declutter and reader presets; every other shipped preset on the first
 page of each corpus; and declutter leaves at most a quarter of the pages' serious and critical
-violations (a third per corpus on this small sample) and reader none (issue 17's targets). Totals and the full run:
+violations (a third per corpus on this small sample) and reader none (the targets). Totals and the full run:
 benchmarks/axe_report.py."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_no_new_serious_violation(axe, chains, page):
     assert not new, f"{page.corpus}/{page.id[:10]} ({page.url}): new serious/critical axe violations {new}"
 
 
-#: Issue 17's targets: declutter leaves at most a quarter of the pages' serious+ (page, rule) pairs, reader
+#: The targets: declutter leaves at most a quarter of the pages' serious+ (page, rule) pairs, reader
 #: none. Measured on every 15th page (60 pages, benchmarks/axe_report.py --step 15 --spoken, 2026-11-24,
 #: benchmarks/results/axe-step15-dead-widgets.txt): reader 0 on every corpus; declutter 9% cleaneval, 14%
 #: dragnet, 23% l3s-gn1 (14% on every 5th page: the page's own low-contrast colours, content images without

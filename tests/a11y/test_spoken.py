@@ -1,4 +1,4 @@
-"""What a screen reader speaks first on filtered pages of every corpus (issue 17), read from
+"""What a screen reader speaks first on filtered pages of every corpus, read from
 Chromium's accessibility tree (tests/a11y/spoken.py): the skip link first, one <h1> among the
 first three named nodes, the removed-links list last and, once collapsed, silent. Whether that <h1>
 matches the title, and the text output's order, are measured, not gated: their pass rate is printed

@@ -1,4 +1,4 @@
-"""The accessibility step (issue 7): each repair on crafted pages, each setting's off switch."""
+"""The accessibility step: each repair on crafted pages, each setting's off switch."""
 
 import subprocess
 import sys
@@ -559,7 +559,7 @@ def test_every_setting_is_in_the_table():
                                     "reader_colors", "headline_in_main"}  # headline_in_main: tests above
 
 
-# -- the page's own markup: lists, link names, form labels (issue 17) ----------------------------
+# -- the page's own markup: lists, link names, form labels ----------------------------
 def inner(page):
     out = serialize(page).decode()
     return out[out.index("<h1>t</h1>") + 10:out.index("</main>")]
@@ -803,7 +803,7 @@ def test_zoom_boundary(content, repaired):
     assert page.root.find(".//meta[@name='viewport']").get("content") == (repaired or content)
 
 
-# -- images that stay in declutter: spacers, images in links named otherwise, labelled icons (issue 17) --
+# -- images that stay in declutter: spacers, images in links named otherwise, labelled icons --
 @pytest.mark.parametrize("img, alt", [
     ("<img id=i src=/images/spacer.gif width=507>", ""),           # a spacer by its file name
     ("<img id=i src=/img/rule.png width=728 height=2>", ""),        # 2 px high: a rule, no picture
@@ -940,7 +940,7 @@ def test_heading_role_gets_the_default_level():
     assert by_id(page, "h").get("aria-level") == "2"
 
 
-# -- what the page's scripts drove, once they are gone (issue 17) -------------------------------
+# -- what the page's scripts drove, once they are gone -------------------------------
 NO_SCRIPTS = "<meta http-equiv=Content-Security-Policy content=\"script-src 'none'\">"
 
 

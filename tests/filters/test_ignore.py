@@ -105,7 +105,7 @@ def test_noscript_images_without_alt(html, alts):
     ("background:url(/x.png) #000; margin:0", None),  # an image to load is no colour: it goes
 ])
 def test_style_attributes_keep_a_background_with_its_text_colour(style, kept):
-    # issue 17: dropped alone, a background leaves text coloured for it (a child's own colour, the
+    # Dropped alone, a background leaves text coloured for it (a child's own colour, the
     # site's style sheet) on the page's white
     page, _, _ = run_filter("ignore", f"<html><body><div id=d style='{style}'><span style='color:#eee'>t</span>"
                                       "</div></body></html>")

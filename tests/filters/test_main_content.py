@@ -360,7 +360,7 @@ def test_headline_when_the_chosen_node_is_itself_a_demoted_h1():
                                                                 ("h2", "Other heading here")]
 
 
-# -- widening to the page's own content block (issue 15) ---------------------------------------
+# -- widening to the page's own content block ---------------------------------------
 SERVICE_SECTIONS = "".join(
     f"<section id=s{i}><h2>Feature number {i}</h2><p>Set up in a minute {i}</p></section>" for i in range(16))
 SERVICE_PAGE = f"""<html><head><title>Acme tools</title></head><body>

@@ -1,5 +1,5 @@
 """With scripts ignored, no script runs: a page of script vectors (the usual XSS filter-evasion
-list) in headless Chromium, before and after filtering (issue 12, item 12).
+list) in headless Chromium, before and after filtering.
 
 Every vector, if it runs, requests ``/fired/<id>`` from the page's origin; Playwright answers
 the page and records those requests (no server, no network). The unfiltered page must fire

@@ -262,7 +262,7 @@ def test_addons_load_in_plain_mitmdump(tmp_path, origin):
 
 
 def test_filtered_pages_forbid_scripts_and_unfiltered_ones_are_left_alone(client, origin, routes):
-    """Issue 12 item 12: scripts ignored → a policy that forbids them, in the header and the page."""
+    """Scripts ignored → a policy that forbids them, in the header and the page."""
     path = next(p for p in routes if p.startswith("/corpus/"))
     r = client.get(origin.url(path))
     assert r.headers["x-pagesieve"].startswith("filtered;")

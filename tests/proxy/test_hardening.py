@@ -1,4 +1,4 @@
-"""Issue 12's proxy defects through real ``pagesieve run`` processes on loopback, one test each
+"""Proxy defects through real ``pagesieve run`` processes on loopback, one test each
 (the hostile bodies themselves — gzip bomb, endless chunked stream… — are in test_adversarial.py).
 
 Timings here are orders of magnitude (a loaded 2-core machine runs several suites at once):

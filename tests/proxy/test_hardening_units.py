@@ -1,4 +1,4 @@
-"""Issue 12's proxy defects, the parts testable in process: bounded decoding, caching headers,
+"""Proxy defects, the parts testable in process: bounded decoding, caching headers,
 password checks (cost of an unknown user, remembered failures, the failure limiter), the state
 database's mode, the bypass parameter checked where it is declared."""
 

@@ -1,5 +1,5 @@
 """Setting scopes through a real ``pagesieve run``: a user cannot make the proxy fetch, read, write
-or import anything they chose (issue 13 §1).
+or import anything they chose.
 
 Every declared setting that is not user-scope is posted through the real settings page (refused,
 each with its message, nothing saved). Then a profile written before scopes existed (rows put in

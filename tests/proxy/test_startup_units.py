@@ -1,5 +1,5 @@
 """Start-up without blocking: the first worker pool starts in a thread while the event loop keeps
-answering, and a page that arrives before the workers are warm waits for them (issue 14: "no page
+answering, and a page that arrives before the workers are warm waits for them ("no page
 unfiltered for warm-up")."""
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def test_settings_page_in_chromium(setup, tmp_path):
 
 
 def test_settings_page_reflows_and_passes_axe_with_an_error_shown(setup, tmp_path):
-    """Issue 17: controls fit their kind, no sideways scroll from 1000 down to 320 CSS px, and
+    """Controls fit their kind, no sideways scroll from 1000 down to 320 CSS px, and
     axe-core finds no serious or critical violation on the page — also when it shows an error."""
     sync_api = pytest.importorskip("playwright.sync_api")
     from tests.a11y.axe_run import _RUN, AXE_JS, GATED, TAGS, missing

@@ -1,4 +1,4 @@
-"""Workers that start warm (issue 14): the sample page the forkserver sends through the chain
+"""Workers that start warm: the sample page the forkserver sends through the chain
 before it forks, and the worker's return of freed heap memory."""
 
 from __future__ import annotations
