@@ -62,6 +62,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from lxml.html import HtmlElement
 
@@ -124,6 +125,18 @@ class ImageCaptionSettings:
                                   group="advanced", scope="user")
     max_caption_chars: int = setting(1000, "Only this many leading characters of a caption go through NER.",
                                      minimum=10, maximum=100_000, group="advanced")
+    # Sources: what a reader sees of a story. A picture placed in the story itself is part of it; the
+    # pictures that are not about a story — advertisements, teasers of other stories, sponsored cards —
+    # lead elsewhere or are thumbnails. The caption test misjudges the story's own pictures whenever the
+    # name finder labels a name differently in the caption and in the text (a newspaper's title, a
+    # product). Measured with benchmarks/see.py (pictures of the story lost, declutter and reader).
+    keep_story_pictures: bool = setting(
+        True, "Keep every picture set in the story itself (not a link to another page, not a thumbnail), "
+              "whatever its caption says; only linked pictures and thumbnails are judged by their captions.",
+        group="advanced", scope="user")
+    story_picture_px: int = setting(
+        100, "A picture declared narrower or shorter than this (pixels) is a thumbnail, judged by its caption.",
+        minimum=1, maximum=10_000, group="advanced", scope="user")
     caption_first: bool = setting(
         True, "Look for the captions' names in the article text by string match, and run the name finder over "
               "the article only when that cannot decide (faster); off: always run it over the article.",
@@ -170,6 +183,11 @@ class ImageCaptionsFilter(Filter):
         removed = ctx.state.removed_captions  # captions main_content took out
         candidates, remove = [], []
         for img in images:
+            if s.keep_story_pictures and story_picture(img, s.story_picture_px):
+                if ctx.explaining("keep"):
+                    ctx.note("keep", img, "a picture set in the story: not a link to another page, not a thumbnail",
+                             threshold={"story_picture_px": s.story_picture_px})
+                continue
             cand = self._candidate(img, article, article_chars, removed.get(img, ""))
             if cand.caption:
                 candidates.append(cand)
@@ -339,6 +357,25 @@ class ImageCaptionsFilter(Filter):
         for img, reason, measured, threshold in remove:
             node = _unit(img, article, going)
             ctx.remove(node, reason, measured={**measured, "removed": dom.describe(node)}, threshold=threshold)
+
+
+#: The ends of an address that is a picture's own file (a link to the full-size picture is no link elsewhere).
+_PICTURE_FILE = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".bmp")
+
+
+def story_picture(img: HtmlElement, min_px: int) -> bool:
+    """Whether ``img`` is a picture set in the story: not inside a link to another page (a link to a
+    picture file is the picture's own) and without a declared width or height under ``min_px``."""
+    link = next((a for a in img.iterancestors("a") if a.get("href") is not None), None)
+    if link is not None:
+        path = urlsplit(link.get("href", "").strip()).path.lower()
+        if not path.endswith(_PICTURE_FILE):
+            return False
+    for attr in ("width", "height"):
+        size = dom.px(img.get(attr))
+        if size is not None and size < min_px:
+            return False
+    return True
 
 
 def _unit(img: HtmlElement, article: HtmlElement, going: set) -> HtmlElement:

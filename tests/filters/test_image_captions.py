@@ -34,7 +34,9 @@ Brussels next month. Schäuble, speaking for the Bundestag, called the talks use
 <div id=footer>Copyright</div>
 </body></html>"""
 BRANDS = "Nike and Adidas running shoes: save 40% at Foot Locker this weekend only."
-CHAIN = [("article", {}), ("image_captions", {})]
+#: The caption test on every picture (by default a picture set in the story is kept without it).
+JUDGE_ALL = {"keep_story_pictures": False}
+CHAIN = [("article", {}), ("image_captions", JUDGE_ALL)]
 
 
 def page_with(ad_caption=BRANDS, story=STORY):
@@ -50,7 +52,7 @@ def decisions(state):
 
 
 def run(html, **settings):
-    return run_filters([("article", {}), ("image_captions", settings)], html)
+    return run_filters([("article", {}), ("image_captions", {**JUDGE_ALL, **settings})], html)
 
 
 def test_related_photo_kept_unrelated_ad_and_uncaptioned_image_removed():
@@ -303,7 +305,8 @@ def test_bogus_model_disables_the_filter_with_one_log_line(caplog):
 def test_explain_from_the_command_line(tmp_path):
     src = tmp_path / "story.html"
     src.write_text(page_with())
-    r = subprocess.run([sys.executable, "-m", "pagesieve", "filter", "--preset", "declutter", "--explain", str(src)],
+    r = subprocess.run([sys.executable, "-m", "pagesieve", "filter", "--preset", "declutter", "--explain",
+                        "--set", "filters.image_captions.keep_story_pictures=false", str(src)],
                        capture_output=True, timeout=300, cwd=REPO)
     assert r.returncode == 0, r.stderr[-2000:]
     record = json.loads(r.stderr[r.stderr.index(b"{"):])["record"]
@@ -350,7 +353,7 @@ def test_corpus_pages_with_captioned_images_lose_no_article_text(corpus, finder)
     for pid, path, _ in corpus:
         html = path.read_bytes()
         before, _, _ = run_filters([IGNORE, (finder, {})], html)
-        after, state, stats = run_filters([IGNORE, (finder, {}), ("image_captions", {})], html)
+        after, state, stats = run_filters([IGNORE, (finder, {}), ("image_captions", JUDGE_ALL)], html)
         mine = [e for e in state.record if e["filter"] == "image_captions"]
         if not any("caption" in e.get("measured", {}) for e in mine):
             continue
@@ -365,8 +368,41 @@ def test_corpus_pages_with_captioned_images_lose_no_article_text(corpus, finder)
 def test_captions_removed_by_main_content_still_judge_their_images():
     """In `reader`, main_content takes captions out of the text; it hands them on, so the photo is
     still judged by its caption (and kept) instead of being removed as uncaptioned."""
-    page, state, _ = run_filters([("main_content", {}), ("image_captions", {})], page_with())
+    page, state, _ = run_filters([("main_content", {}), ("image_captions", JUDGE_ALL)], page_with())
     assert page.root.find(".//figcaption") is None  # main_content removed the caption text
     assert by_id(page, "photo-img") is not None
     photo = decisions(state)["img#photo-img"]
     assert photo["measured"]["score"] >= 0.2
+
+
+def test_pictures_set_in_the_story_stay_whatever_their_captions_say():
+    """By default only linked pictures and thumbnails are judged: the story's own pictures (not a
+    link elsewhere, not declared small) stay, even uncaptioned or captioned with other names."""
+    story = page_with().replace('<p id=bare-p><img id=bare src=photo-2.jpg></p>',
+                                '<p id=bare-p><img id=bare src=photo-2.jpg></p>'
+                                '<p><a id=full href=/photos/big.JPG><img id=zoom src=photo-3.jpg></a></p>'
+                                '<p><img id=thumb src=thumb.jpg width=80 height=60></p>')
+    page, state, _ = run_filters([("article", {}), ("image_captions", {})], story)
+    assert by_id(page, "bare") is not None          # uncaptioned, in the story: stays
+    assert by_id(page, "zoom") is not None          # a link to its own full-size file is no link elsewhere
+    assert by_id(page, "shoes") is None             # a linked advertisement is still judged, and goes
+    assert by_id(page, "thumb") is None             # a thumbnail is judged: uncaptioned, it goes
+    kept = decisions(state)["img#bare"]
+    assert kept["action"] == "keep" and "set in the story" in kept["reason"]
+
+
+@pytest.mark.parametrize("html, expected", [
+    ("<p><img src=a.jpg></p>", True),
+    ("<p><img src=a.jpg width=640 height=480></p>", True),
+    ("<p><img src=a.jpg width=99></p>", False),
+    ("<p><a href=/other-story><img src=a.jpg></a></p>", False),
+    ("<p><a href=https://cdn.example/a.webp?w=2000><img src=a.jpg></a></p>", True),
+    ("<p><a name=anchor><img src=a.jpg></a></p>", True),
+])
+def test_what_counts_as_a_picture_set_in_the_story(html, expected):
+    import lxml.html
+
+    from pagesieve.filters.image_captions import story_picture
+
+    img = next(lxml.html.fromstring(f"<div>{html}</div>").iter("img"))
+    assert story_picture(img, 100) is expected
