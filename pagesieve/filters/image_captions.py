@@ -131,8 +131,9 @@ class ImageCaptionSettings:
     # name finder labels a name differently in the caption and in the text (a newspaper's title, a
     # product). Measured with benchmarks/see.py (pictures of the story lost, declutter and reader).
     keep_story_pictures: bool = setting(
-        True, "Keep every picture set in the story itself (not a link to another page, not a thumbnail), "
-              "whatever its caption says; only linked pictures and thumbnails are judged by their captions.",
+        True, "Keep every picture set in the story itself (not a link to another page, not a thumbnail) that "
+              "says what it shows (alt text, title or a figure caption), whatever its caption names; "
+              "linked pictures, thumbnails and pictures without such a text are judged by their captions.",
         group="advanced", scope="user")
     story_picture_px: int = setting(
         100, "A picture declared narrower or shorter than this (pixels) is a thumbnail, judged by its caption.",
@@ -183,9 +184,9 @@ class ImageCaptionsFilter(Filter):
         removed = ctx.state.removed_captions  # captions main_content took out
         candidates, remove = [], []
         for img in images:
-            if s.keep_story_pictures and story_picture(img, s.story_picture_px):
+            if s.keep_story_pictures and story_picture(img, s.story_picture_px) and has_alternative(img):
                 if ctx.explaining("keep"):
-                    ctx.note("keep", img, "a picture set in the story: not a link to another page, not a thumbnail",
+                    ctx.note("keep", img, "a picture set in the story: not a link to another page, not a thumbnail, with a text alternative",
                              threshold={"story_picture_px": s.story_picture_px})
                 continue
             cand = self._candidate(img, article, article_chars, removed.get(img, ""))
@@ -361,6 +362,18 @@ class ImageCaptionsFilter(Filter):
 
 #: The ends of an address that is a picture's own file (a link to the full-size picture is no link elsewhere).
 _PICTURE_FILE = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".bmp")
+
+
+def has_alternative(img: HtmlElement) -> bool:
+    """Whether ``img`` says what it shows to someone who cannot see it: an ``alt`` (empty: decoration),
+    a ``title``, an ARIA name, or the caption of its ``<figure>``. A picture without one is judged by
+    its caption as before: kept, it would be read out as its file name."""
+    if img.get("alt") is not None or (img.get("title") or "").strip():
+        return True
+    if (img.get("aria-label") or "").strip() or img.get("aria-labelledby"):
+        return True
+    figure = next(img.iterancestors("figure"), None)
+    return figure is not None and any(dom.text_of(c) for c in figure.iter("figcaption"))
 
 
 def story_picture(img: HtmlElement, min_px: int) -> bool:

@@ -39,8 +39,9 @@ class ConfigSource:
     @property
     def default_preset(self) -> str:
         """The preset of users who chose none: the run's (``--preset``, ``pagesieve_preset``), else the
-        config file's ``preset``. The one place that decides it."""
-        return self.cfg.preset_for(self.preset)
+        config file's ``preset``. The one place that decides it ("" before the configuration is loaded:
+        mitmproxy reads every attribute of an addon when it loads it)."""
+        return self.cfg.preset_for(self.preset) if self.cfg is not None else ""
 
     def load(self, loader) -> None:
         loader.add_option("pagesieve_config", str, "",

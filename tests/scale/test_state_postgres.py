@@ -15,6 +15,7 @@ from pagesieve.core.errors import ConfigError, StateUnavailable
 from pagesieve.engine import config as C
 from pagesieve.store import state
 from pagesieve.store.profiles import MIGRATIONS, Profile, ProfileStore, SiteRule
+from pagesieve.store.site_memory import MIGRATIONS as SITE_MIGRATIONS
 from pagesieve.store.site_memory import SiteMemory
 from tests.conftest import REPO
 
@@ -39,7 +40,7 @@ def test_concurrent_start_on_an_empty_database_migrates_once(postgres):
             barrier.wait()
             db = state.open_database(url, watch=False)
             versions.append(db.migrate("profiles", MIGRATIONS))
-            db.migrate("site_blocks", __import__("pagesieve.store.site_memory").site_memory.MIGRATIONS)
+            db.migrate("site_blocks", SITE_MIGRATIONS)
             db.close()
         except Exception as err:  # noqa: BLE001 - collected and asserted
             errors.append(repr(err))
@@ -139,7 +140,7 @@ def test_outage_fails_fast_keeps_last_known_settings_and_recovers(postgres, tmp_
 
 
 def test_sqlite_and_postgres_take_the_same_migration_list():
-    for migrations in (MIGRATIONS, __import__("pagesieve.store.site_memory").site_memory.MIGRATIONS):
+    for migrations in (MIGRATIONS, SITE_MIGRATIONS):
         for m in migrations:
             assert state.migration_sql(m, "sqlite") and state.migration_sql(m, "postgresql")
 
