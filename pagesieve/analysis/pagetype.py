@@ -43,6 +43,7 @@ from lxml.html import HtmlElement
 from pagesieve.analysis.furniture import in_furniture
 from pagesieve.analysis.scan import Scan, meta_keys
 from pagesieve.core import dom
+from pagesieve.core.measure import UNCOUNTED
 
 KINDS = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
@@ -100,7 +101,7 @@ _AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or c
 #: The <meta> elements declaring the Open Graph type (``Scan.content``).
 _OG_TYPE = meta_keys(property=("og:type",), name=("og:type",))
 _DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
-_SKIP = frozenset({"script", "style", "noscript", "template", "head"})
+_SKIP = UNCOUNTED | {"head"}
 #: The blocks that may hold a group of repeated items: elements with MIN_POSTS element children or
 #: more, in document order, picked in C (most of a page's elements have fewer).
 _PARENTS = etree.XPath(f"descendant-or-self::*[count(*) >= {MIN_POSTS}]")

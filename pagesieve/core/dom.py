@@ -30,7 +30,8 @@ WORD = re.compile(r"\w+", re.UNICODE)
 _SPACES = re.compile(r"\s")
 _TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
 #: The elements whose own text _TEXTS leaves out.
-_SILENT = ("script", "style")
+#: Elements whose text is never shown: it is code.
+SILENT = frozenset({"script", "style"})
 #: lxml's tag filter for elements: ``el.iter(ELEMENT)`` yields elements only (no comments, processing
 #: instructions or entities), picked in C.
 ELEMENT = etree.Element
@@ -148,7 +149,7 @@ def text_of(node: HtmlElement) -> str:
         # No child: the text is the element's own (most links and many blocks), read without the
         # XPath query (~0.8 µs less a call on corpus links).
         text = node.text
-        return " ".join(text.split()) if text and tag not in _SILENT else ""
+        return " ".join(text.split()) if text and tag not in SILENT else ""
     return " ".join("".join(_TEXTS(node)).split())
 
 

@@ -27,9 +27,9 @@ import re
 from pagesieve.core import dom
 
 #: Elements whose own text is not page text (dom.text_len's rule).
-SILENT = frozenset({"script", "style"})
+SILENT = dom.SILENT
 #: Elements that hold no letters and no links for the link-list test (their subtree adds nothing).
-UNCOUNTED = frozenset({"script", "style", "template", "noscript"})
+UNCOUNTED = dom.SILENT | {"template", "noscript"}
 #: Runs of letters (``[^\W_]``): their lengths add up to the letters, one string a word instead of
 #: one a letter (non-ASCII text: ~3x faster than counting single-letter matches).
 _LETTER_RUNS = re.compile(r"[^\W_]+", re.UNICODE)

@@ -12,13 +12,13 @@ from typing import Literal
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
-from pagesieve.core.measure import words
+from pagesieve.core.measure import UNCOUNTED, words
 from pagesieve.core.settings import setting
 from pagesieve.engine.document import Page, serialize
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
-_SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link", "iframe",
-                   "object", "embed", "svg", "math", "select", "button", "input", "textarea"})
+_SKIP = UNCOUNTED | {"head", "title", "meta", "link", "iframe", "object", "embed", "svg", "math", "select",
+                     "button", "input", "textarea"}
 # Elements after which a reader expects a paragraph break rather than a line break.
 _PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol",
                         "dl", "figure", "section", "article", "header", "footer", "nav", "aside", "main",

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
+from pagesieve.core.measure import UNCOUNTED
 from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
 
-_UNCOUNTED = frozenset({"script", "style", "template", "noscript", "head", "title"})
+_UNCOUNTED = UNCOUNTED | {"head", "title"}
 
 _MODES = ("mark", "keep")
 _CHOICES = ("first", "largest")

@@ -66,7 +66,7 @@ from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
 
 _MODES = ("mark", "keep")
-_UNCOUNTED = frozenset({"script", "style", "template"})
+_UNCOUNTED = dom.SILENT | {"template"}
 _BREAKING = dom.BLOCK_TAGS | {"br"}
 HEADINGS = dom.HEADING_TAGS
 BOUNDARIES = frozenset({"hr", "br"})

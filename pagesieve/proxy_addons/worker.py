@@ -30,10 +30,11 @@ import signal
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
+
 from dataclasses import dataclass
 from typing import Any
 
+from pagesieve.core.lru import LRU
 from pagesieve.proxy_addons import warm
 
 log = logging.getLogger("pagesieve.proxy.worker")
@@ -105,7 +106,7 @@ class _Interrupted(BaseException):
 
 _SITES: Any = None  # pagesieve.store.site_memory.SiteMemory in this worker, if built and configured
 _ALARM = False  # True in a worker process set up by init_worker (its SIGALRM handler installed)
-_CHAINS: OrderedDict[str, Any] = OrderedDict()  # spec key -> its Filterer (this process's LRU)
+_CHAINS: LRU[str, Any] = LRU(SPEC_CACHE_SIZE)  # spec key -> its Filterer
 
 
 def _chain(key: str, spec: Any) -> Any:
@@ -115,13 +116,10 @@ def _chain(key: str, spec: Any) -> Any:
 
     chain = _CHAINS.get(key)
     if chain is not None:
-        _CHAINS.move_to_end(key)
         return chain
     if spec is None:
         return None
     chain = _CHAINS[key] = Filterer.for_spec(spec)
-    while len(_CHAINS) > SPEC_CACHE_SIZE:
-        _CHAINS.popitem(last=False)
     return chain
 
 

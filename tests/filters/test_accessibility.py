@@ -556,7 +556,23 @@ def test_each_setting_off_leaves_its_repair_undone(name):
 def test_every_setting_is_in_the_table():
     flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
     assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav",
-                                    "reader_colors", "headline_in_main"}  # headline_in_main: tests above
+                                    "reader_colors", "headline_in_main", "layout_story_first"}  # tested apart
+
+
+LAYOUT = ("<html><body><table><tr><td colspan=3 id=banner>Daily News</td></tr>"
+          "<tr><td id=menu><a href=/a>Home</a> <a href=/b>World</a> <a href=/c>Sport</a></td>"
+          f"<td id=art><p>{STORY}</p><p>{STORY}</p></td><td id=side>Weather: rain</td></tr></table></body></html>")
+
+
+@pytest.mark.parametrize("on, order", [(True, ["banner", "art", "menu", "side"]),
+                                       (False, ["banner", "menu", "art", "side"])])
+def test_a_layout_tables_story_cell_comes_first_in_its_row(on, order):
+    # As blocks, the menu column beside the story would stack above it and push it down the screen;
+    # rows above the story's (a banner) keep their place.
+    page, state = with_article(LAYOUT, layout_story_first=on)
+    assert page.root.find(".//table") is None
+    assert [el.get("id") for el in page.root.iter() if el.get("id") in order] == order
+    assert "Weather: rain" in page.root.text_content() and "Sport" in page.root.text_content()
 
 
 # -- the page's own markup: lists, link names, form labels ----------------------------

@@ -352,6 +352,12 @@ class AccessibilitySettings:
     # Sources: Screen readers read <main> first: the blocks before it (site header, what the filters left of the
     # navigation) are read after it (aria-owns on an empty element after <main>); the look and the tab order stay
     # (WCAG 1.3.2, 2.4.3).
+    # Sources: the reading order a narrow screen gives a layout (the content column first), and the
+    # story's start on screen: as blocks, the columns beside the story stacked above it (on cleaneval
+    # pages, a menu column put the story 1,000 px and more lower).
+    layout_story_first: bool = setting(
+        True, "When a layout table becomes blocks, the cell holding the article comes first in its row "
+              "(the menus and boxes beside it follow).", group="advanced", scope="user")
     content_first: bool = setting(True, "Screen readers read the main part first, the site's header and menus after "
                                         "it; the look and the tab order stay.", group="accessibility", scope="user")
     # Sources: Put a "Skip to main content" link first in the body and reset positive tabindex values (WCAG 2.4.1,

@@ -45,6 +45,7 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
                 if p.tag in ("tr", "td", "th") and ctx.in_document(p) and dom.is_layout_spacer(p, s.decorative_max_px):
                     ctx.remove(p, "layout spacer cell dropped with its layout table", explain=False)
                     spacers += 1
+            moved = _story_cell_first(table, ctx.article) if s.layout_story_first else False
             for p in parts[table]:
                 if not ctx.in_document(p):
                     continue
@@ -59,7 +60,31 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             if (table.get("role") or "").strip().lower() in ("presentation", "none"):
                 del table.attrib["role"]
             ctx.note("linearise", table, "layout table turned into blocks in reading order (WCAG 1.3.2)",
-                     measured={"rows": rows, "spacers_dropped": spacers})
+                     measured={"rows": rows, "spacers_dropped": spacers, "story_cell_first": moved})
+
+
+def _story_cell_first(table: HtmlElement, article: HtmlElement | None) -> bool:
+    """In the row of ``table`` whose cell holds ``article``, that cell moves to the row's start: as
+    blocks, a layout's side columns (menus, boxes beside the story) would otherwise stack above the
+    story and push it down the screen. True when a cell moved."""
+    if article is None:
+        return False
+    cell = next((a for a in (article, *article.iterancestors()) if a.tag in ("td", "th")
+                 and next(a.iterancestors("table"), None) is table), None)
+    row = cell.getparent() if cell is not None else None
+    if row is None or row.tag != "tr":
+        return False
+    cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
+    if not cells or cells[0] is cell:
+        return False
+    tail, cell.tail = cell.tail, None
+    previous = cell.getprevious()
+    if previous is not None:  # the text after the cell stays where it was
+        previous.tail = (previous.tail or "") + (tail or "")
+    else:
+        row.text = (row.text or "") + (tail or "")
+    cells[0].addprevious(cell)
+    return True
 
 
 def _scope(table: HtmlElement, ctx) -> None:
