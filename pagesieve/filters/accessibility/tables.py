@@ -71,7 +71,9 @@ def _story_cell_first(table: HtmlElement, article: HtmlElement | None) -> bool:
         return False
     cell = next((a for a in (article, *article.iterancestors()) if a.tag in ("td", "th")
                  and next(a.iterancestors("table"), None) is table), None)
-    row = cell.getparent() if cell is not None else None
+    if cell is None:
+        return False
+    row = cell.getparent()
     if row is None or row.tag != "tr":
         return False
     cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
