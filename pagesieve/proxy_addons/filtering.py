@@ -48,7 +48,6 @@ from pagesieve.proxy_addons.http_rules import (
     host_matches,
     private_caching,
 )
-from pagesieve.proxy_addons.identity import USER_KEY
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.proxy_addons.pool import Busy, WorkerPool, Workers
 from pagesieve.proxy_addons.worker import Job, Outcome
@@ -56,12 +55,9 @@ from pagesieve.proxy_addons.worker import Job, Outcome
 log = logging.getLogger("pagesieve.proxy")
 
 HEADER = "X-Pagesieve"
-PROFILE_KEY = flowkeys.PROFILE
-OWN_PAGE_KEY = flowkeys.OWN_PAGE
 BYPASS_KEY = "pagesieve.bypass"
 #: This addon's decision on a flow ({"filtered": bool, "reason"...}): kept here, never read back
 #: from a response header (an origin could send one).
-DECISION_KEY = flowkeys.DECISION
 #: Why a page leaves unfiltered on purpose: the person or the operator asked for it as sent, it is
 #: the proxy's own, a frame that survived its page's filter, or a page its scripts make. Every other reason is a page the chain would have filtered and could not (an
 #: error, a time-out, too large, too busy, unparsable, an error status): such an HTML response carries
@@ -141,7 +137,7 @@ class Declutter:
         user's for this URL; else ask the person (a navigation), or filter as usual (anything else)."""
         if flow.response is not None:
             return  # the proxy answered already (e.g. 407: authentication required)
-        user = flow.metadata.get(USER_KEY) or "default"
+        user = flow.metadata.get(flowkeys.USER) or "default"
         url = flow.request.pretty_url
         navigation = (flow.request.method.upper() in ("GET", "HEAD")
                       and flow.request.headers.get("sec-fetch-mode", "navigate") == "navigate")
@@ -154,7 +150,7 @@ class Declutter:
             page = self.control.confirm_page(user, url)
         except StateUnavailable:
             return  # no token can be checked or made now: the page is filtered
-        flow.metadata[OWN_PAGE_KEY] = True
+        flow.metadata[flowkeys.OWN_PAGE] = True
         flow.response = http.Response.make(200, page.encode("utf-8"), OWN_PAGE_HEADERS)
         log.info("bypass of %s asked without a valid token: the person is asked first", flow.request.pretty_host)
 
@@ -180,7 +176,7 @@ class Declutter:
             self._unfiltered(flow, "too-large", ctype, final=False)
 
     async def response(self, flow: http.HTTPFlow) -> None:
-        if DECISION_KEY in flow.metadata:
+        if flowkeys.DECISION in flow.metadata:
             return  # decided on the headers
         resp = _response(flow)
         ctype = self._types.pop(flow, None)
@@ -210,7 +206,7 @@ class Declutter:
         The user's profile is built here, and only for a response that may be HTML: its site rule
         decides the bypass, its chain the filtering or the fail-safe policy."""
         req, resp = flow.request, _response(flow)
-        if flow.metadata.get(OWN_PAGE_KEY) or req.pretty_host == getattr(ctx.options, "onboarding_host", "mitm.it"):
+        if flow.metadata.get(flowkeys.OWN_PAGE) or req.pretty_host == getattr(ctx.options, "onboarding_host", "mitm.it"):
             return "own-page"
         if ctype.maybe_html and self.identity is not None:
             await self.identity.load_profile(flow)
@@ -220,7 +216,7 @@ class Declutter:
             return "head"
         if "range" in req.headers:
             return "range"
-        profile = flow.metadata.get(PROFILE_KEY) or {}
+        profile = flow.metadata.get(flowkeys.PROFILE) or {}
         if (profile.get("bypass") or flow.metadata.get(BYPASS_KEY)
                 or host_matches(req.pretty_host, self.source.settings.bypass_hosts)):
             return "bypassed"
@@ -255,7 +251,7 @@ class Declutter:
         return body
 
     def _spec(self, flow: http.HTTPFlow) -> tuple[str, Any]:
-        profile = flow.metadata.get(PROFILE_KEY) or {}
+        profile = flow.metadata.get(flowkeys.PROFILE) or {}
         preset = profile.get("preset") or self.source.default_preset
         return self.workers.spec(preset, profile.get("overrides") or {})
 
@@ -280,7 +276,7 @@ class Declutter:
             return self._failed(flow, outcome.reason, outcome.error or outcome.reason, page.content_type)
         ms = (time.perf_counter() - t0) * 1000
         await self._serve_filtered(flow, spec_key, spec.preset, outcome)
-        flow.metadata[DECISION_KEY] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
+        flow.metadata[flowkeys.DECISION] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
                                        "removed_by": dict(outcome.removed_by)}
         # A filter that raised, or that would have removed nearly all of the article, was undone on
         # this page (the others applied): the header says which.
@@ -325,7 +321,7 @@ class Declutter:
         control = self.control
         if not control.enabled:
             return outcome.body
-        user = flow.metadata.get(USER_KEY) or "default"
+        user = flow.metadata.get(flowkeys.USER) or "default"
         url = flow.request.pretty_url
         try:
             if outcome.media_type != "text/html":
@@ -351,7 +347,7 @@ class Declutter:
         resp = _response(flow)
         resp.headers[HEADER] = f"unfiltered; reason={reason}"
         if final:
-            flow.metadata[DECISION_KEY] = {"filtered": False, "reason": reason}
+            flow.metadata[flowkeys.DECISION] = {"filtered": False, "reason": reason}
         if reason in AS_SENT_REASONS or POLICY_KEY in flow.metadata or not ctype.maybe_html:
             return
         policy = self._fail_safe_policy(flow)

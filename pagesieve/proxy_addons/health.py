@@ -25,7 +25,6 @@ from pagesieve.proxy_addons import flowkeys
 HEALTH_HOST = "pagesieve.health"
 """The host name of the health endpoint (requested through the proxy: ``GET http://pagesieve.health/``)."""
 
-OWN_PAGE_KEY = flowkeys.OWN_PAGE
 
 
 class Health:
@@ -39,7 +38,7 @@ class Health:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if flow.request.pretty_host.lower() != HEALTH_HOST:
             return
-        flow.metadata[OWN_PAGE_KEY] = True
+        flow.metadata[flowkeys.OWN_PAGE] = True
         if self.metrics is not None and flow.request.path.split("?")[0] == "/metrics":
             from pagesieve.proxy_addons.metrics import CONTENT_TYPE
 

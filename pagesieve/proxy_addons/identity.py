@@ -53,8 +53,6 @@ from pagesieve.store.users_ldap import DirectoryUnavailable
 
 log = logging.getLogger("pagesieve.proxy")
 
-USER_KEY = flowkeys.USER
-PROFILE_KEY = flowkeys.PROFILE
 #: The host a request's profile is for, noted by the request hook; the profile is built from it on demand.
 PROFILE_HOST_KEY = "pagesieve.profile_host"
 #: Threads that run bcrypt checks: at most this many checks at once, whatever the number of
@@ -309,25 +307,25 @@ class Identity:
                 return
         user = self.user_of(flow)
         if user is not None:
-            flow.metadata[USER_KEY] = user
+            flow.metadata[flowkeys.USER] = user
 
     def request(self, flow: http.HTTPFlow) -> None:
         """Note that this request's user has settings to apply (not for a response an addon already
         made); :meth:`load_profile` builds them when the response may be HTML."""
-        if flow.metadata.get(USER_KEY) is None or flow.response is not None or self.store is None:
+        if flow.metadata.get(flowkeys.USER) is None or flow.response is not None or self.store is None:
             return
         flow.metadata[PROFILE_HOST_KEY] = flow.request.pretty_host
 
     async def load_profile(self, flow: http.HTTPFlow) -> None:
         """Build the user's profile for the host noted by :meth:`request`, once per flow."""
         host = flow.metadata.pop(PROFILE_HOST_KEY, None)
-        user = flow.metadata.get(USER_KEY)
-        if host is None or user is None or self.store is None or PROFILE_KEY in flow.metadata:
+        user = flow.metadata.get(flowkeys.USER)
+        if host is None or user is None or self.store is None or flowkeys.PROFILE in flow.metadata:
             return
         try:
             # In a thread: a cache miss or a change check reads the state database, which may be
             # slow or locked (5 s of SQLite busy timeout); the event loop serves everyone else.
-            flow.metadata[PROFILE_KEY] = await asyncio.to_thread(
+            flow.metadata[flowkeys.PROFILE] = await asyncio.to_thread(
                 self.store.effective, user, host, self.source.default_preset)
         except Exception as err:  # noqa: BLE001 - a broken profile store must not stop browsing
             log.warning("profile of %s unavailable (%s); the default settings apply", user, err)

@@ -16,7 +16,6 @@ from mitmproxy import ctx, http
 
 from pagesieve.proxy_addons import flowkeys
 
-DECISION_KEY = flowkeys.DECISION
 
 #: The Content-Type of Prometheus' text exposition format.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -32,7 +31,7 @@ class Metrics:
         self.filter_seconds = 0.0  # sum over filtered pages, to go with their count
 
     def response(self, flow: http.HTTPFlow) -> None:
-        decision = flow.metadata.get(DECISION_KEY)
+        decision = flow.metadata.get(flowkeys.DECISION)
         if not decision:
             return
         if decision.get("filtered"):

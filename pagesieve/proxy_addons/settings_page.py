@@ -56,7 +56,7 @@ from pagesieve.filters import FILTERS
 from pagesieve.proxy_addons import flowkeys
 from pagesieve.proxy_addons.control import PageControl
 from pagesieve.proxy_addons.control_pages import add_routes as add_control_routes
-from pagesieve.proxy_addons.identity import USER_KEY, Identity
+from pagesieve.proxy_addons.identity import Identity
 from pagesieve.proxy_addons.options import ConfigSource
 from pagesieve.store.profiles import (
     AS_SENT,
@@ -71,7 +71,6 @@ from pagesieve.store.profiles import (
 
 log = logging.getLogger("pagesieve.proxy")
 
-OWN_PAGE_KEY = flowkeys.OWN_PAGE
 MAX_FORM_BYTES = 200_000
 SECURITY_HEADERS = {
     "Content-Type": "text/html; charset=utf-8",
@@ -454,16 +453,16 @@ class SettingsPage(asgiapp.WSGIApp):
         return self._form
 
     def should_serve(self, flow: http.HTTPFlow) -> bool:
-        return bool(flow.metadata.get(OWN_PAGE_KEY)) and flow.live and not flow.error and not flow.response
+        return bool(flow.metadata.get(flowkeys.OWN_PAGE)) and flow.live and not flow.error and not flow.response
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if flow.request.pretty_host.lower() == self._host():
-            flow.metadata[OWN_PAGE_KEY] = True
+            flow.metadata[flowkeys.OWN_PAGE] = True
 
     async def request(self, flow: http.HTTPFlow) -> None:
         if not self.should_serve(flow):
             return  # not ours, or the proxy already answered (e.g. 407 authentication required)
-        token = _USER.set(flow.metadata.get(USER_KEY))
+        token = _USER.set(flow.metadata.get(flowkeys.USER))
         try:
             await super().request(flow)
         finally:
