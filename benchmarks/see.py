@@ -51,8 +51,13 @@ Measured, per corpus and variant:
   ``width``/``height`` attributes or inline style of 0 or 1 px). With the network blocked no
   image loads, so the judgement is by address and declared size, never ``naturalWidth``. Text
   output shows no pictures (its column is "-"). "story" counts the lost images that are the
-  story's own pictures: not inside a link to another page and without a declared side under
-  ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the region). Each lost image is
+  story's own pictures: not inside a link to another page, not the face of a control (inside a
+  ``<button>`` or an element with a button, tab or menu role: a carousel's slide buttons), not
+  named an icon (its class or id, or its parent's, says "icon") and
+  without a declared side under ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the
+  region); "alone" those of them lost while the truth sentence nearest to them (by height in the
+  original) is still shown: the picture went, not the passage it illustrates (a passage that went
+  whole is a text loss, counted by the sentences and by ``pagesieve eval``). Each lost image is
   blamed on a filter as the sentences are (the first snapshot that no longer shows it).
 * **blank**: outputs whose visible text (innerText, whitespace collapsed) is under ``BLANK_SHARE``
   of the original's while the original holds its main text (at least half the truth's sentences
@@ -206,8 +211,8 @@ _JS_SHOW = "(args) => {" + _JS_COMMON + r"""
 # The original: where the truth sentences are, the region holding most of them, its pictures.
 _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
   const tn = textNodes();
-  const found = [];
-  for (const s of args.sentences) { const n = locate(tn, s); if (n) found.push(n); }
+  const found = [], foundAt = [];
+  args.sentences.forEach((s, i) => { const n = locate(tn, s); if (n) { found.push(n); foundAt.push(i); } });
   if (!found.length) return {located: 0, images: []};
   const counts = new Map();
   for (const n of found) for (let el = n.parentElement; el; el = el.parentElement) counts.set(el, (counts.get(el) || 0) + 1);
@@ -233,7 +238,11 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
     const a = img.closest('a[href]');
     let elsewhere = false;
     if (a) { try { elsewhere = !/\.(jpe?g|png|gif|webp|avif|svg|bmp)$/i.test(new URL(a.getAttribute('href'), document.baseURI).pathname); } catch (e) { elsewhere = true; } }
-    images.push({addresses: addr, top: Math.round(t), lazy, width: w, height: h, elsewhere});
+    const control = !!img.closest('button, [role=button], [role=tab], [role=menuitem], [role=option], [role=switch]')
+      || [img, img.parentElement].some(e => e && /icon/i.test((e.getAttribute('class') || '') + ' ' + (e.id || '')));
+    let near = null, gap = Infinity;
+    found.forEach((n, k) => { const d = Math.abs(top(n).top - t); if (d < gap) { gap = d; near = foundAt[k]; } });
+    images.push({addresses: addr, top: Math.round(t), lazy, width: w, height: h, elsewhere, control, near});
   }
   return {located: found.length, region: region.tagName.toLowerCase() + (region.id ? '#' + region.id : ''), images};
 }"""
@@ -280,7 +289,7 @@ def story_picture(img: dict) -> bool:
     to another page (a link to the picture's own file is fine) and without a declared side under
     ``PICTURE_PX``."""
     small = any(img.get(k) is not None and img[k] < PICTURE_PX for k in ("width", "height"))
-    return not img.get("elsewhere") and not small
+    return not img.get("elsewhere") and not small and not img.get("control")
 
 
 def _link_broke(sentence: str, links: list[str], lines: str) -> bool:
@@ -527,6 +536,10 @@ class See:
             broken = [s for s in orig.whole if s not in shown]
             if broken or lost:
                 seen.broken, seen.images_lost = self.blame(chain, data, page, orig.url, res, broken, lost)
+                near = orig.whole[:LOCATE_MAX]
+                for img, entry in zip(lost, seen.images_lost):  # lost alone: the sentence beside it is still shown
+                    i = img.get("near")
+                    entry["alone"] = bool(entry["story"] and i is not None and i < len(near) and near[i] in shown)
             out.append(seen)
         return out
 
@@ -601,7 +614,7 @@ def table(results: list[Seen], variants: list[str]) -> str:
         groups[r.corpus, r.variant].append(r)
         groups["all", r.variant].append(r)
     head = (f"{'corpus':<14} {'variant':<15} {'pages':>5} {'whole':>7} {'of':>6} {'broken':>6} {'(link)':>6} "
-            f"{'lowered':>7} {'img meant':>9} {'shown':>6} {'lost':>5} {'story':>5} {'blank':>5} {'failed':>6}")
+            f"{'lowered':>7} {'img meant':>9} {'shown':>6} {'lost':>5} {'story':>5} {'alone':>5} {'blank':>5} {'failed':>6}")
     rows = [head, "-" * len(head)]
     corpora = sorted({c for c, _ in groups if c != "all"}) + ["all"]
     for c in corpora:
@@ -618,7 +631,9 @@ def table(results: list[Seen], variants: list[str]) -> str:
             meant = sum(r.images_meant for r in rs)
             shown = sum(r.images_shown for r in rs)
             story = sum(sum(i["story"] for i in r.images_lost) for r in rs)
-            img = f"{meant:>9} {shown:>6} {meant - shown:>5} {story:>5}" if html else f"{'-':>9} {'-':>6} {'-':>5} {'-':>5}"
+            alone = sum(sum(i.get("alone", False) for i in r.images_lost) for r in rs)
+            img = (f"{meant:>9} {shown:>6} {meant - shown:>5} {story:>5} {alone:>5}" if html
+                   else f"{'-':>9} {'-':>6} {'-':>5} {'-':>5} {'-':>5}")
             rows.append(f"{c:<14} {v:<15} {len(rs):>5} {_pct(after, before):>7} {before:>6} {broken:>6} {link:>6} "
                         f"{lowered:>7} {img} {sum(r.blank for r in rs):>5} {sum(bool(r.failed) for r in rs):>6}")
         rows.append("")

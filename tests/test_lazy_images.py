@@ -51,6 +51,20 @@ def test_lazy_addresses_are_set(markup, expected):
     assert imgs(page) == [(i.get("src"), i.get("srcset")) for i in lxml_html.fromstring(markup).iter("img")]
 
 
+def test_a_fixed_image_looks_loaded_to_the_loaders_style_sheet():
+    # WP Rocket hides img[data-lazy-src], lazysizes hides .lazyload, until their script has run
+    page, _ = ignore(f"<img id=i class='gb-image lazyload' src=\"{SVG}\" data-lazy-src=/a.jpg "
+                     "data-lazy-srcset='/a.jpg 1200w, /b.jpg 300w' data-lazy-sizes='(max-width: 1200px) 100vw'>")
+    img = page.root.get_element_by_id("i")
+    assert img.get("src") == "/a.jpg" and img.get("srcset") == "/a.jpg 1200w, /b.jpg 300w"
+    assert img.get("sizes") == "(max-width: 1200px) 100vw"
+    assert not [a for a in img.attrib if a.startswith("data-")] and img.get("class") == "gb-image"
+    # its address already in place: only the lazy marks go
+    page, _ = ignore("<img id=i class=lazyload src=/a.jpg data-src=/a.jpg>")
+    img = page.root.get_element_by_id("i")
+    assert img.get("src") == "/a.jpg" and img.get("class") is None and img.get("data-src") is None
+
+
 def test_picture_sources_get_their_srcset():
     page, _ = ignore("<picture><source id=s data-srcset='/a.webp 1x' type=image/webp><img data-src=/a.jpg></picture>")
     assert page.root.get_element_by_id("s").get("srcset") == "/a.webp 1x"

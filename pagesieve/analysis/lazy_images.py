@@ -126,6 +126,7 @@ def _fix_one(el: HtmlElement, ctx, result: Result) -> bool:
         return False
     name, value = found
     if el.get(name) == value:
+        _mark_loaded(el, ctx)  # the address is in place: the loader's hiding style must not apply
         return False
     for attr in ("src", "srcset"):
         if attr != name and el.get(attr) is not None and is_placeholder(el.get(attr)):
@@ -136,7 +137,29 @@ def _fix_one(el: HtmlElement, ctx, result: Result) -> bool:
         first = value.split(",")[0].split()
         if first:
             ctx.set_attr(el, "src", first[0])  # a src too, for clients that ignore srcset
+    _mark_loaded(el, ctx)
     return True
+
+
+#: The attributes a lazy loader reads the display size from (copied to ``sizes``).
+LAZY_SIZES_ATTRS = ("data-sizes", "data-lazy-sizes")
+
+
+def _mark_loaded(el: HtmlElement, ctx) -> None:
+    """Make ``el`` look loaded to the page's style sheet: the lazy loaders' style sheets hide an image
+    until their script has swapped its address in (``img[data-lazy-src]{opacity:0}``,
+    ``.lazyload{opacity:0}``), so with the address set and no script to come, the lazy attributes and
+    the lazy class names go (their display size is kept as ``sizes``)."""
+    sizes = next((el.get(a) for a in LAZY_SIZES_ATTRS if (el.get(a) or "").strip() not in ("", "auto")), None)
+    if sizes is not None and el.get("sizes") is None:
+        ctx.set_attr(el, "sizes", sizes)
+    for name in (*LAZY_SRC_ATTRS, *LAZY_SRCSET_ATTRS, *LAZY_SIZES_ATTRS):
+        if el.get(name) is not None:
+            ctx.set_attr(el, name, None)
+    names = (el.get("class") or "").split()
+    kept = [n for n in names if "lazy" not in n.lower()]
+    if len(kept) != len(names):
+        ctx.set_attr(el, "class", " ".join(kept) or None)
 
 
 def _fallback_image(noscript: HtmlElement) -> HtmlElement | None:
@@ -208,6 +231,7 @@ def fix(root: HtmlElement, ctx) -> Result:
                 for source in twin.iter("source"):
                     if source.get("srcset") is not None and not loadable(source):
                         ctx.set_attr(source, "srcset", None)  # a source without srcset is passed over
+            _mark_loaded(img, ctx)
             result.from_fallback += 1
         if loadable(img):
             ctx.remove(noscript, "<noscript> fallback of a lazy image that loads without scripts now", explain=False)

@@ -458,14 +458,20 @@ def declare_encoding(page: Page) -> None:
     head.insert(0, meta)
 
 
-def serialize(page: Page) -> bytes:
-    """The page as HTML bytes in ``page.encoding``, its doctype kept, the charset declared."""
+def serialize(page: Page, standards: bool = False) -> bytes:
+    """The page as HTML bytes in ``page.encoding``, its doctype kept, the charset declared.
+
+    A page sent without a doctype is drawn by browsers in quirks mode, and its layout counts on it (a
+    line holding only a 1-pixel spacer image is 1 pixel high there, a text line high in standards
+    mode: an old page's rule lines and spacers would open gaps of empty lines), so it goes out without
+    one too; ``standards``: the page is drawn in a look of our own (the reading look), written for
+    standards mode, which a missing doctype then declares."""
     declare_encoding(page)
     tree = page.root.getroottree()
-    doctype = tree.docinfo.doctype or "<!DOCTYPE html>"
+    doctype = tree.docinfo.doctype or ("<!DOCTYPE html>" if standards else "")
     # etree's, not lxml.html's tostring: that one deletes every '<meta http-equiv="Content-Type"...>'
     # from the text it made, inside comments and <style> too, and with it the '-->' or '</style>'
     # that came next (a page could hide the rest of itself that way). declare_encoding removed the
     # elements themselves.
     text = etree.tostring(page.root, encoding="unicode", method="html")
-    return (doctype + "\n" + text).encode(page.encoding, errors="xmlcharrefreplace")
+    return ((doctype + "\n" if doctype else "") + text).encode(page.encoding, errors="xmlcharrefreplace")

@@ -134,7 +134,7 @@ def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
         return (text + "\n").encode(TEXT_ENCODING, errors="replace"), "text/plain"
     if settings.reader_view:
         page.head.append(dom.element("style", {"class": READER_LOOK_CLASS}, reader_css(settings)))
-    return serialize(page), "text/html"
+    return serialize(page, standards=settings.reader_view), "text/html"
 
 
 #: Elements whose text a reader never gets, with or without scripts: what :func:`to_text` skips but

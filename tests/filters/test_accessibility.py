@@ -1077,6 +1077,18 @@ def test_aria_repairs_are_undone_with_the_rest_when_the_filter_fails(monkeypatch
 
 # A linearised layout table's spacer cells and rows (spacer images, &nbsp;, nothing) are dropped, not
 # turned into blocks keeping the colour and height the layout gave them (full-width bars of colour).
+def test_a_layout_table_of_pictures_only_keeps_its_layout_as_presentation():
+    # a banner: stacked as blocks its pictures would push the story down the screen
+    banner = ("<table id=t><tr><td><a href=/><img src=/logo.jpg alt=Home width=175 height=68></a></td>"
+              "<td><table id=inner><tr><td><img src=/b1.jpg alt=Banner width=320 height=40></td></tr>"
+              "<tr><td><img src=/b2.jpg alt=Banner width=320 height=26></td></tr></table></td></tr></table>")
+    page, state = a11y(f"<html><body>{banner}<table id=story><tr><td>Menu</td><td>The words of the story."
+                       "</td></tr></table></body></html>")
+    assert by_id(page, "t").tag == "table" and by_id(page, "t").get("role") == "presentation"
+    assert by_id(page, "inner").tag == "table"
+    assert by_id(page, "story").tag == "div"  # a table with text is still read in order
+
+
 @pytest.mark.parametrize("cell, dropped", [
     ("<td id=c bgcolor=#666666><img src=/i/1x1.gif width=1 height=1></td>", True),
     ("<td id=c bgcolor=#666666><img src=/i/a.gif width=8 height=8></td>", True),

@@ -405,7 +405,7 @@ def test_pictures_set_in_the_story_stay_whatever_their_captions_say():
 def test_what_counts_as_a_picture_set_in_the_story(html, expected):
     import lxml.html
 
-    from pagesieve.filters.image_captions import story_picture
+    from pagesieve.analysis.pictures import story_picture
 
     img = next(lxml.html.fromstring(f"<div>{html}</div>").iter("img"))
     assert story_picture(img, 100) is expected

@@ -217,6 +217,22 @@ def test_a_wrapper_named_like_furniture_but_holding_the_page_is_not_furniture():
     assert page.root.get_element_by_id("cats", None) is None
 
 
+def test_a_headline_said_outside_headings_keeps_its_block():
+    # a profile's name in a styled <div> (no heading says the og:title): its block of links stays
+    profile = ("<div id=profile><div id=name>Ada Lovelace</div><div id=aff>Mathematician, "
+               "<a href=/org/1>University of London</a></div><div id=tags><a href=/t/1>analysis</a> "
+               "<a href=/t/2>engines</a> <a href=/t/3>poetry</a> <a href=/t/4>notes</a></div></div>")
+    html = (f"<html><head><meta property='og:title' content='Ada Lovelace'><title>Ada Lovelace - Profiles</title>"
+            f"</head><body>{menu(6)}{profile}<p>{para(1500)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("name", None) is not None
+    assert page.root.get_element_by_id("aff", None) is not None
+    assert page.root.get_element_by_id("tags", None) is None  # its inner link list still goes
+    # without the metadata headline the block is judged as before
+    page, _, _ = run_filter("link_lists", html.replace("<meta property='og:title' content='Ada Lovelace'>", ""))
+    assert page.root.get_element_by_id("profile", None) is None
+
+
 def test_the_block_holding_the_page_headline_is_not_removed_whole():
     post = ("<div id=entry><div id=edit><a href=/e>Edit</a> <a href=/d>Delete</a> <a href=/t>Tags</a></div>"
             "<h2>Origami animals</h2><div id=body>via <a href=/s>a site</a>. Not your usual origami.</div>"

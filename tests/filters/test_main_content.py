@@ -607,8 +607,32 @@ def test_a_rotator_of_testimonials_is_text_but_a_gallery_label_is_not():
       {para(4, "p2")}</div></body></html>""")
     left = ids(page)
     assert {"p1", "p2", "rotator"} <= left
-    assert not {"label", "pics"} & left
+    assert "label" not in left
     assert reasons(state)["div#label.gallery-overlay"] == "image caption or gallery"
+    # the gallery's text goes, its picture stays
+    pics = page.root.get_element_by_id("pics")
+    assert [img.get("src") for img in pics.iter("img")] == ["a.jpg"] and not pics.text_content().strip()
+
+
+def test_a_gallery_keeps_its_story_pictures_once_and_drops_controls_teasers_and_thumbnails():
+    page, state, _ = run_filter("main_content", f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=car class="carousel slide"><div class=carousel-inner>
+        <div class="carousel-item active"><img src=one.jpg alt="the first bridge" width=800 height=450></div>
+        <div class=carousel-item><picture><source srcset=two.webp><img src=two.jpg alt="the second bridge"></picture></div>
+        <div class=carousel-item><img src=one.jpg alt="the first bridge, again for the loop"></div>
+        <div class=carousel-item><img src=three.jpg></div></div>
+        <button><img src=one-xs.jpg alt="slide 1"></button>
+        <a href="/other-story"><img src=teaser.jpg alt="another story"></a>
+        <img src=thumb.jpg alt="a thumbnail" width=60 height=40>
+        <div class=carousel-caption><p>Bridges of the county, photographed in May.</p></div></div>
+      {para(4, "p2")}</div></body></html>""")
+    car = page.root.get_element_by_id("car")
+    assert [img.get("src") for img in car.iter("img")] == ["one.jpg", "two.jpg"]
+    assert car.find(".//picture/source") is not None  # the <picture> around a kept image stays whole
+    assert not car.text_content().strip()
+    assert "image caption or gallery: its text and controls (its pictures stay)" in reasons(state).values()
+    # their caption is handed on to the pictures, for image_captions to judge them by
+    assert "Bridges of the county" in state.removed_captions[car.find(".//img")]
 
 
 def test_a_blurb_with_one_link_is_text_but_a_line_of_links_is_not():

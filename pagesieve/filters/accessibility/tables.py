@@ -37,6 +37,14 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
         elif s.layout_tables:
             if not ctx.in_document(table):
                 continue
+            if not dom.text_len(table):
+                # Pictures only (a banner, a row of buttons): as blocks they would stack and push the
+                # page down, and there is no text whose reading order a table could spoil. It keeps its
+                # layout, marked as presentation (a screen reader announces no table).
+                if (table.get("role") or "").strip().lower() not in ("presentation", "none"):
+                    ctx.set_attr(table, "role", "presentation")
+                ctx.note("keep", table, "a layout table of pictures only keeps its layout (marked as presentation)")
+                continue
             rows = sum(1 for p in parts[table] if p.tag == "tr")
             spacers = 0
             for p in parts[table]:

@@ -58,6 +58,27 @@ def headline_of(page, body: HtmlElement, furniture: set) -> HtmlElement | None:
             # the same headline, or one whose words the title holds with the site's name and section
             if same_words(meta, text) or (len(own) >= 4 and len(own & words) >= 0.8 * len(own)):
                 return h
+    if found is not None and found.element is None and found.text:
+        return _named_in_text(body, found.text, furniture)
+    return None
+
+
+def _named_in_text(body: HtmlElement, headline: str, furniture: set) -> HtmlElement | None:
+    """The element that says the page's metadata headline in the page when no heading does (a profile's
+    name or a product's in a styled ``<div>``): the first, outside page furniture and links, whose whole
+    text has exactly the headline's words."""
+    words = set(dom.WORD.findall(headline.lower()))
+    if not words:
+        return None
+    first = dom.WORD.findall(headline.lower())[0]
+    for el in body.iter():
+        if not isinstance(el.tag, str) or not el.text or first not in el.text.lower():
+            continue
+        if el.tag == "a" or el in furniture or next(el.iterancestors("a"), None) is not None:
+            continue
+        text = dom.text_of(el)
+        if len(text) <= 2 * len(headline) and set(dom.WORD.findall(text.lower())) == words:
+            return el if not in_landmark(el, body) else None
     return None
 
 

@@ -11,6 +11,7 @@ from collections import defaultdict
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.headline import BYLINE_CLASS, HEADLINE_CLASS, same_words
+from pagesieve.analysis.pictures import has_alternative, in_control, story_picture
 from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
     BOILERPLATE,
@@ -43,6 +44,8 @@ ITEMS_ARE_CONTENT = frozenset({"listing", "collection", "product", "documentatio
 # Image captions, credits and galleries: not article text in the scrapinghub ground truth ("article
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
+#: A picture in such a block declared narrower or lower than this (px) is a thumbnail, not the story's.
+STORY_PICTURE_PX = 100
 CAPTION_TAGS = frozenset({"figcaption"})
 #: A block named like a gallery, slideshow or carousel that holds no image but prose is a rotator of text —
 #: testimonials, quotes — and judged as any other block (a caption or credit is text beside its image: judged by name alone).
@@ -131,6 +134,12 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
         return
     for el, why, measured, threshold in plan:
         if why == "image caption or gallery":
+            pictures = _pictures_of(el)
+            if pictures:  # the images stay (the setting says so): the text and controls around them go
+                _hand_on_caption(el, ctx, pictures)
+                ctx.keep_only(el, pictures, reason=f"{why}: its text and controls (its pictures stay)",
+                              measured=lambda _, m=measured: m, threshold=threshold)
+                continue
             _hand_on_caption(el, ctx)
         if el in threads:
             ctx.remove(el, "a comment thread under the story", measured=measured,
@@ -265,9 +274,27 @@ def _best_below(chosen: list[HtmlElement], inner: list[HtmlElement], scores: dic
     return best
 
 
-def _hand_on_caption(el: HtmlElement, ctx) -> None:
-    """Remember a removed caption's text for the images it described (those of its figure, or of
-    its parent block), so a later filter can still judge them by their caption."""
+def _pictures_of(el: HtmlElement) -> list[HtmlElement]:
+    """The story's pictures in a caption or gallery block (see analysis.pictures: not linked to another
+    page, not a thumbnail, not a control's face, saying what they show), each address once (a carousel
+    repeats its first and last slides for its loop), as the nodes to keep: the ``<picture>`` around an
+    image, else the image."""
+    seen: set[str] = set()
+    keep = []
+    for img in el.iter("img"):
+        address = (img.get("src") or img.get("srcset") or "").strip()
+        if (not address or address in seen or not story_picture(img, STORY_PICTURE_PX) or not has_alternative(img)
+                or in_control(img)):
+            continue
+        seen.add(address)
+        parent = img.getparent()
+        keep.append(parent if parent is not None and parent.tag == "picture" and parent is not el else img)
+    return keep
+
+
+def _hand_on_caption(el: HtmlElement, ctx, images: list[HtmlElement] | None = None) -> None:
+    """Remember a removed caption's text for the images it described (``images``; by default those of
+    its figure, or of its parent block), so a later filter can still judge them by their caption."""
     text = dom.text_of(el)
     if not text:
         return
@@ -276,7 +303,10 @@ def _hand_on_caption(el: HtmlElement, ctx) -> None:
         holder = el.getparent()
     if holder is None:
         return
-    images = [img for img in holder.iter("img") if not any(a is el for a in img.iterancestors())]
+    if images is None:
+        images = [img for img in holder.iter("img") if not any(a is el for a in img.iterancestors())]
+    else:
+        images = [img for node in images for img in node.iter("img")]
     if not images:
         return
     captions = dict(ctx.state.removed_captions)  # image -> caption text, for image_captions

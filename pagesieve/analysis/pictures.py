@@ -1,0 +1,54 @@
+"""Which pictures of a page are the story's own: set in the text, not a teaser of another page, not a
+thumbnail or a control, and saying what they show to someone who cannot see them.
+
+Filters that take blocks away (captions, galleries, unrelated images) ask these questions before a
+picture goes with its block, so that the story keeps its pictures."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from lxml.html import HtmlElement
+
+from pagesieve.core import dom
+
+#: The ends of an address that is a picture's own file (a link to the full-size picture is no link elsewhere).
+_PICTURE_FILE = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".bmp")
+
+
+def has_alternative(img: HtmlElement) -> bool:
+    """Whether ``img`` says what it shows to someone who cannot see it: an ``alt`` (empty: decoration),
+    a ``title``, an ARIA name, or the caption of its ``<figure>``. A picture without one is judged by
+    its caption as before: kept, it would be read out as its file name."""
+    if img.get("alt") is not None or (img.get("title") or "").strip():
+        return True
+    if (img.get("aria-label") or "").strip() or img.get("aria-labelledby"):
+        return True
+    figure = next(img.iterancestors("figure"), None)
+    return figure is not None and any(dom.text_of(c) for c in figure.iter("figcaption"))
+
+
+def story_picture(img: HtmlElement, min_px: int) -> bool:
+    """Whether ``img`` is a picture set in the story: not inside a link to another page (a link to a
+    picture file is the picture's own) and without a declared width or height under ``min_px``."""
+    link = next((a for a in img.iterancestors("a") if a.get("href") is not None), None)
+    if link is not None:
+        path = urlsplit(link.get("href", "").strip()).path.lower()
+        if not path.endswith(_PICTURE_FILE):
+            return False
+    for attr in ("width", "height"):
+        size = dom.px(img.get(attr))
+        if size is not None and size < min_px:
+            return False
+    return True
+
+
+#: Roles of an element that is a control: a picture inside one is its face (a carousel's slide button, a
+#: tab), not a picture of the story.
+CONTROL_ROLES = frozenset({"button", "tab", "menuitem", "option", "switch"})
+
+
+def in_control(img: HtmlElement) -> bool:
+    """Whether ``img`` is the face of a control: inside a ``<button>`` or an element whose role is one."""
+    return any(a.tag == "button" or (a.get("role") or "").strip().lower() in CONTROL_ROLES
+               for a in img.iterancestors())
