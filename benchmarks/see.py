@@ -55,8 +55,8 @@ Measured, per corpus and variant:
   ``<button>`` or an element with a button, tab or menu role: a carousel's slide buttons), not
   named an icon (its class or id, or its parent's, says "icon") and
   without a declared side under ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the
-  region); "alone" those of them lost while the truth sentence nearest to them (by height in the
-  original) is still shown: the picture went, not the passage it illustrates (a passage that went
+  region); "alone" those of them lost while the truth sentence beside them (the located one that
+  shares the picture's deepest ancestor, the nearest in height among those) is still shown: the picture went, not the passage it illustrates (a passage that went
   whole is a text loss, counted by the sentences and by ``pagesieve eval``). Each lost image is
   blamed on a filter as the sentences are (the first snapshot that no longer shows it).
 * **blank**: outputs whose visible text (innerText, whitespace collapsed) is under ``BLANK_SHARE``
@@ -65,7 +65,7 @@ Measured, per corpus and variant:
   is not blank: the page was mostly furniture).
 
 ``--json OUT`` writes the per-page results. tests/a11y/test_see.py is the gate (a few pages per
-corpus; off unless ``PAGESIEVE_SEE_GATE=1``).
+corpus; ``PAGESIEVE_SEE_GATE=0`` leaves it out).
 """
 
 from __future__ import annotations
@@ -240,8 +240,16 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
     if (a) { try { elsewhere = !/\.(jpe?g|png|gif|webp|avif|svg|bmp)$/i.test(new URL(a.getAttribute('href'), document.baseURI).pathname); } catch (e) { elsewhere = true; } }
     const control = !!img.closest('button, [role=button], [role=tab], [role=menuitem], [role=option], [role=switch]')
       || [img, img.parentElement].some(e => e && /icon/i.test((e.getAttribute('class') || '') + ' ' + (e.id || '')));
-    let near = null, gap = Infinity;
-    found.forEach((n, k) => { const d = Math.abs(top(n).top - t); if (d < gap) { gap = d; near = foundAt[k]; } });
+    // the truth sentence beside it: the one sharing its deepest ancestor (its caption, its item, its
+    // column), the nearest in height among those
+    const depthOf = new Map();
+    let dd = 0; for (let p = img; p; p = p.parentElement) depthOf.set(p, dd--);
+    let near = null, best = -Infinity, gap = Infinity;
+    found.forEach((n, k) => {
+      let p = n.parentElement; while (p && !depthOf.has(p)) p = p.parentElement;
+      const shared = p ? depthOf.get(p) : -Infinity, d = Math.abs(top(n).top - t);
+      if (shared > best || (shared === best && d < gap)) { best = shared; gap = d; near = foundAt[k]; }
+    });
     images.push({addresses: addr, top: Math.round(t), lazy, width: w, height: h, elsewhere, control, near});
   }
   return {located: found.length, region: region.tagName.toLowerCase() + (region.id ? '#' + region.id : ''), images};

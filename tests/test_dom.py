@@ -2,6 +2,9 @@
 
 import random
 
+import lxml.html
+import pytest
+
 from lxml import etree
 
 from pagesieve.core import dom
@@ -45,3 +48,27 @@ def test_name_pattern_finds_what_the_case_insensitive_pattern_finds(corpus):
     for bad in (re.compile("Menu", re.I), re.compile("menu")):  # upper case, or not case-insensitive
         with __import__("pytest").raises(ValueError):
             dom.NamePattern(bad)
+
+
+WHO = ("<table id=t><tr><td colspan=6 height=2></td></tr><tr><td colspan=4><b>WHO definitions</b></td></tr>"
+       "<tr><td width=1 rowspan=10></td><td colspan=2></td></tr>"
+       "<tr><td><b>Blood pressure (mmHg)</b></td><td>Diagnosis</td></tr>"
+       + "".join(f"<tr><td>Up to {a}</td><td align=right>{b}</td></tr>"
+                 for a, b in (("120/80", "Optimal"), ("130/85", "Normal"), ("140/90", "High normal"),
+                              ("160/100", "Mild hypertension")))
+       + "</table>")
+
+
+@pytest.mark.parametrize("table, data", [
+    (WHO, True),  # two columns of short values among spacer rows and a title across the columns
+    # layout: a menu column beside the story, a column of links, too few rows
+    ("<table id=t>" + "<tr><td><a href=/a>Home</a></td><td>" + "The story goes on. " * 8 + "</td></tr>" * 5
+     + "</table>", False),
+    ("<table id=t>" + "".join(f"<tr><td><a href=/{i}>Page {i}</a></td><td><a href=/x{i}>More {i}</a></td></tr>"
+                             for i in range(6)) + "</table>", False),
+    ("<table id=t><tr><td>Size</td><td>12</td></tr><tr><td>Weight</td><td>3 kg</td></tr></table>", False),
+    ("<table id=t>" + "<tr><td><p>Size</p></td><td>12</td></tr>" * 5 + "</table>", False),
+])
+def test_a_grid_of_short_values_is_a_data_table(table, data):
+    root = lxml.html.fromstring(f"<html><body>{table}</body></html>")
+    assert dom.is_data_table(root.get_element_by_id("t")) is data

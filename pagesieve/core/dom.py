@@ -296,6 +296,8 @@ def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -
         return True
     if any(_owner_table(th) is table for th in table.iter("th")) or table.find("thead") is not None:
         return True
+    if _value_grid(own_rows, min_rows):
+        return True
     if len(own_rows) < min_rows:
         return False
     widths = [sum(1 for c in r if is_element(c) and c.tag in ("td", "th")) for r in own_rows]
@@ -305,6 +307,39 @@ def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -
         if cell.find(".//div") is not None or cell.find(".//p") is not None:
             return False
     return True
+
+
+#: A cell of a grid of values holds at most this many characters (a label, a figure, a short phrase).
+VALUE_CELL_CHARS = 80
+_CELL_BLOCKS = ("div", "p", "ul", "ol", "dl", "table", "form", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote")
+
+
+def _value_grid(rows: list, min_rows: int) -> bool:
+    """Rows of short values in the same number (two or more) of cells holding text, at least
+    ``min_rows`` + 1 of them, no block inside a cell and under half of the text in links: a table of
+    figures ("Up to 120/80 | Optimal"), whatever empty spacer rows and cells the layout put around
+    them (a title across the columns is its caption). A layout table's cells hold paragraphs, menus
+    or whole columns."""
+    widths = []
+    linked = total = 0
+    for row in rows:
+        cells = [c for c in row if is_element(c) and c.tag in ("td", "th")]
+        full = []
+        for c in cells:
+            n = text_len(c)
+            if not n:
+                continue
+            if n > VALUE_CELL_CHARS or next(c.iter(*_CELL_BLOCKS), None) is not None:
+                return False
+            full.append(c)
+            total += n
+            linked += sum(text_len(a) for a in c.iter("a"))
+        if len(full) == 1 and (full[0].get("colspan") or "1").strip() not in ("", "1"):
+            continue  # a title across the columns ("WHO definitions"), the table's caption in a row
+        if full:
+            widths.append(len(full))
+    return (len(widths) > min_rows and min(widths) >= 2 and max(widths) == min(widths)
+            and linked < 0.5 * total)
 
 
 def _owner_table(node: HtmlElement) -> HtmlElement | None:
