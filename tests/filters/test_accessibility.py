@@ -253,6 +253,15 @@ def test_no_heading_gets_the_title_as_h1():
     assert page.root.find(".//h1") is None
 
 
+@pytest.mark.parametrize("url", [URL, None])
+def test_a_title_made_up_here_is_not_shown_as_the_pages_heading(url):
+    # no <title> and no heading: the title is made from the address (or "Untitled page") for the tab and
+    # the screen reader's page list, but a line "Untitled page" over the story says nothing
+    page, _ = with_article(f"<html><body><div id=art><p>{STORY}</p></div></body></html>", url=url)
+    assert page.root.find(".//title").text
+    assert page.root.find(".//h1") is None
+
+
 def test_headings_off_leaves_the_outline():
     page, _ = with_article(f"<html><body><div id=art><h3>a</h3><h5>b</h5><p>{STORY}</p></div></body></html>",
                            headings=False)
@@ -573,6 +582,34 @@ def test_a_layout_tables_story_cell_comes_first_in_its_row(on, order):
     assert page.root.find(".//table") is None
     assert [el.get("id") for el in page.root.iter() if el.get("id") in order] == order
     assert "Weather: rain" in page.root.text_content() and "Sport" in page.root.text_content()
+
+
+def test_a_side_column_spanning_into_the_storys_row_goes_after_the_story():
+    html = ("<html><body><table><tr><td rowspan=3 id=menu><a href=/a>Home</a> <a href=/b>World</a></td>"
+            "<td id=banner>Daily News</td></tr><tr><td>&nbsp;</td></tr>"
+            f"<tr><td id=art><p>{STORY}</p><p>{STORY}</p></td></tr></table></body></html>")
+    page, _ = with_article(html)
+    order = [el.get("id") for el in page.root.iter() if el.get("id") in ("menu", "banner", "art")]
+    assert order == ["banner", "art", "menu"]
+
+
+def test_the_story_cell_is_the_one_with_the_most_prose_not_a_box_found_first():
+    # the article found first in page order is a box of sponsored notes beside a story four times its size
+    box = "".join(f"<p><a href=/s{i}>Sponsor {i}</a> Gifts and offers for every reader this season, today.</p>"
+                  for i in range(9))
+    html = (f"<html><body><table><tr><td id=box>{box}</td><td id=art>{''.join(f'<p>{STORY}</p>' for _ in range(8))}"
+            "</td></tr></table></body></html>")
+    page, _ = with_article(html)
+    order = [el.get("id") for el in page.root.iter() if el.get("id") in ("box", "art")]
+    assert order == ["art", "box"]
+
+
+def test_a_floated_layout_table_keeps_floating_as_a_block():
+    html = ("<html><body><div><table id=t align=right width=141><tr><td><a href=/x>Offer</a> of the day</td></tr>"
+            f"</table><p>{STORY}</p><p>{STORY}</p></div></body></html>")
+    page, _ = with_article(html)
+    t = by_id(page, "t")
+    assert t.tag == "div" and t.get("style").startswith("float:right;max-width:50%;width:141px")
 
 
 # -- the page's own markup: lists, link names, form labels ----------------------------

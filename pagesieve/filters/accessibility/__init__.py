@@ -356,8 +356,8 @@ class AccessibilitySettings:
     # story's start on screen: as blocks, the columns beside the story stacked above it (on cleaneval
     # pages, a menu column put the story 1,000 px and more lower).
     layout_story_first: bool = setting(
-        True, "When a layout table becomes blocks, the cell holding the article comes first in its row "
-              "(the menus and boxes beside it follow).", group="advanced", scope="user")
+        True, "When a layout table becomes blocks, the cell holding the story (the most text outside links) "
+              "comes first in its row (the menus and boxes beside it follow).", group="advanced", scope="user")
     content_first: bool = setting(True, "Screen readers read the main part first, the site's header and menus after "
                                         "it; the look and the tab order stay.", group="accessibility", scope="user")
     # Sources: Put a "Skip to main content" link first in the body and reset positive tabindex values (WCAG 2.4.1,

@@ -93,6 +93,7 @@ def page_title(doc: Doc, ctx, s: AccessibilitySettings) -> None:
     for child in list(title):  # a <title> holds text only
         ctx.remove(child, "markup inside <title>", explain=False)
     ctx.set_text(title, text)
+    doc.title_made = h1 is None
     ctx.note("title", title, f"empty or missing title set from {source}", measured={"title": text})
 
 

@@ -20,14 +20,17 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
         return
     body = doc.body
     scope = doc.main if doc.main is not None else body
-    chosen = _one_h1(body, scope, doc.page, ctx, s)
+    chosen = _one_h1(body, scope, doc.page, ctx, s, title_made=doc.title_made)
     _renumber(scope, chosen, ctx)
 
 
-def _one_h1(body: HtmlElement, scope: HtmlElement, page, ctx, s: AccessibilitySettings) -> HtmlElement | None:
+def _one_h1(body: HtmlElement, scope: HtmlElement, page, ctx, s: AccessibilitySettings,
+            title_made: bool = False) -> HtmlElement | None:
     """The page's one ``<h1>``: the first inside ``scope``, else the first on the page (other ``<h1>``
     become ``<h2>``); with none, the first highest heading in ``scope`` promoted, else the title added
-    (``title_heading``), else the first heading on the page promoted."""
+    (``title_heading``) when the page gave it (``title_made``: one made up from the address or the
+    untitled text says nothing a person should read at the top of the story), else the first heading
+    on the page promoted."""
     all_h = list(body.iter(*dom.HEADINGS))
     in_main = [h for h in all_h if inside(h, scope)]
     h1s = [h for h in all_h if h.tag == "h1"]
@@ -42,7 +45,7 @@ def _one_h1(body: HtmlElement, scope: HtmlElement, page, ctx, s: AccessibilitySe
             chosen = next(h for h in in_main if int(h.tag[1]) == top)
             ctx.note("heading", chosen, f"no <h1>: the first <h{top}> of the main content became <h1>")
             chosen.tag = "h1"
-        elif s.title_heading and page.title:
+        elif s.title_heading and page.title and not title_made:
             chosen = dom.element("h1")
             chosen.text = page.title
             chosen.tail = scope.text

@@ -51,6 +51,9 @@ class Doc:
     scripts_gone: bool = False
     #: The page's one <main> once the landmark rule has run (None: there is none).
     main: HtmlElement | None = None
+    #: Whether the page's <title> was made up here (from its address, or the untitled text): no
+    #: headline the page gave, so never shown as its heading.
+    title_made: bool = False
 
 
 def has_name(el: HtmlElement) -> bool:

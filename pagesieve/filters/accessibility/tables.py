@@ -62,6 +62,7 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
                 _drop_attrs(p, TABLE_ATTRS)
             for p in [c for c in table if isinstance(c.tag, str) and c.tag in ("colgroup", "col")]:
                 table.remove(p)
+            _keep_float(table)
             table.tag = "div"
             _keep_colours(table)
             _drop_attrs(table, TABLE_ATTRS)
@@ -71,22 +72,46 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
                      measured={"rows": rows, "spacers_dropped": spacers, "story_cell_first": moved})
 
 
+#: A cell holds the story when it has this many characters of text outside links (a paragraph or two).
+STORY_CELL_CHARS = 200
+
+
+def _prose(el: HtmlElement) -> int:
+    return dom.text_len(el) - sum(dom.text_len(a) for a in el.iter("a"))
+
+
+def _story_cell(table: HtmlElement, article: HtmlElement | None) -> HtmlElement | None:
+    """The cell of ``table`` that holds the story: the one with the most text outside links
+    (``STORY_CELL_CHARS`` or more) — or the one holding ``article`` when that has half as much or
+    more (an article found by its first long block in page order may be a box of sponsored links
+    beside the story)."""
+    cells = [c for c in table.iter("td", "th") if next(c.iterancestors("table"), None) is table]
+    prose = {c: _prose(c) for c in cells}
+    best = max(cells, key=prose.__getitem__, default=None)
+    if best is None or prose[best] < STORY_CELL_CHARS:
+        return None
+    if article is not None:
+        held = next((a for a in (article, *article.iterancestors()) if a in prose), None)
+        if held is not None and 2 * prose[held] >= prose[best]:
+            return held
+    return best
+
+
 def _story_cell_first(table: HtmlElement, article: HtmlElement | None) -> bool:
-    """In the row of ``table`` whose cell holds ``article``, that cell moves to the row's start: as
-    blocks, a layout's side columns (menus, boxes beside the story) would otherwise stack above the
-    story and push it down the screen. True when a cell moved."""
-    if article is None:
-        return False
-    cell = next((a for a in (article, *article.iterancestors()) if a.tag in ("td", "th")
-                 and next(a.iterancestors("table"), None) is table), None)
+    """In the row of ``table`` whose cell holds the story (:func:`_story_cell`), that cell moves to
+    the row's start, and side columns spanning down into that row from above go after it: as blocks,
+    a layout's side columns (menus, boxes beside the story) would otherwise stack above the story and
+    push it down the screen. True when a cell moved."""
+    cell = _story_cell(table, article)
     if cell is None:
         return False
     row = cell.getparent()
     if row is None or row.tag != "tr":
         return False
+    moved = _spanning_columns_after(table, row, cell)
     cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
     if not cells or cells[0] is cell:
-        return False
+        return moved
     tail, cell.tail = cell.tail, None
     previous = cell.getprevious()
     if previous is not None:  # the text after the cell stays where it was
@@ -95,6 +120,30 @@ def _story_cell_first(table: HtmlElement, article: HtmlElement | None) -> bool:
         row.text = (row.text or "") + (tail or "")
     cells[0].addprevious(cell)
     return True
+
+
+def _spanning_columns_after(table: HtmlElement, row: HtmlElement, cell: HtmlElement) -> bool:
+    """A side column that starts in an earlier row and spans down past the story's ``row`` (``rowspan``)
+    moves to just after the story's ``cell``: as blocks it would stand above the story's whole row.
+    True when one moved."""
+    rows = [r for r in table.iter("tr") if next(r.iterancestors("table"), None) is table]
+    if row not in rows:
+        return False
+    at = rows.index(row)
+    spanning = []
+    for i, earlier in enumerate(rows[:at]):
+        for c in earlier:
+            if isinstance(c.tag, str) and c.tag in ("td", "th") and i + (dom.px(c.get("rowspan")) or 1) > at:
+                spanning.append(c)
+    for c in reversed(spanning):
+        tail, c.tail = c.tail, None
+        previous = c.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + (tail or "")
+        else:
+            c.getparent().text = (c.getparent().text or "") + (tail or "")
+        cell.addnext(c)
+    return bool(spanning)
 
 
 def _scope(table: HtmlElement, ctx) -> None:
@@ -133,6 +182,21 @@ def _keep_colours(el: HtmlElement) -> None:
     if decls:
         style = (el.get("style") or "").strip().rstrip(";")
         el.set("style", ";".join(decls) + (";" + style if style else ""))  # the element's own style wins
+
+
+def _keep_float(table: HtmlElement) -> None:
+    """A layout table set beside the text (``align=left|right``: a box floated at the story's side)
+    keeps floating as a block, at its declared width in pixels (at most half the line): as a plain
+    block it would stand above the story and push it down."""
+    side = (table.get("align") or "").strip().lower()
+    if side not in ("left", "right"):
+        return
+    decls = [f"float:{side}", "max-width:50%"]
+    width = dom.px(table.get("width"))
+    if width is not None and "%" not in (table.get("width") or ""):
+        decls.append(f"width:{width}px")
+    style = (table.get("style") or "").strip().rstrip(";")
+    table.set("style", ";".join(decls) + (";" + style if style else ""))
 
 
 def _drop_attrs(el: HtmlElement, names: frozenset) -> None:
