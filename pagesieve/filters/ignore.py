@@ -40,7 +40,8 @@ KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','view
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type' "
                         "or translate(@http-equiv,'CONTENT-SECURITYPOLICY','content-securitypolicy')"
                         "='content-security-policy']")
-HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none')")
+HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none') or "
+                           "contains(translate(@style,'VISIBLTYHDN ','visibltyhdn'),'visibility:hidden')")
 #: Attributes that may run script: handlers, srcdoc, and any value holding a script or data URL
 #: (selected in C; :func:`_runs_script` decides on each).
 SCRIPT_ATTRIBUTES = etree.XPath(

@@ -78,6 +78,16 @@ def test_style_attributes_of_all_tags_and_cell_widths():
     assert not page.root.xpath("//*[@width]")
 
 
+@pytest.mark.parametrize("style, hidden", [("display: none", True), ("position:absolute; VISIBILITY: hidden", True),
+                                           ("visibility:visible;color:red", False), ("", False)])
+def test_an_element_its_style_hid_stays_hidden_when_the_style_goes(style, hidden):
+    # slide-out layers a script shows on hover: with the style gone they would stand open over the story
+    page, _, _ = run_filter("ignore", f"<html><body><div id=d style='{style}'><img src=/layer.gif></div>"
+                                      "<p>Story.</p></body></html>")
+    d = page.root.get_element_by_id("d")
+    assert d.get("style") is None and (d.get("hidden") is not None) is hidden
+
+
 def test_meta_kept_when_off():
     page, _, _ = run_filter("ignore", PAGE, meta=False)
     assert len(tags(page, "meta")) == 4 + 1  # the page's four and the script policy
