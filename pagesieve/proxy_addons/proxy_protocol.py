@@ -17,7 +17,8 @@ address among all clients. From any other address a header is never honoured: it
 mitmproxy as the start of a request and is answered ``400 Bad Request``.
 
 A header that says LOCAL (v2: HAProxy's own health checks) or UNKNOWN (v1), or names no IP
-address (a Unix socket), keeps the connection's own address.
+address (a Unix socket), keeps the connection's own address. mitmproxy's ``block_global`` and
+``block_private`` options are applied to the client's address once it is known.
 """
 
 from __future__ import annotations
@@ -170,3 +171,8 @@ class ProxyProtocol:
         if address is not None:
             client.peername = address
             handler.log_prefix = f"{human.format_address(address)}: "
+            # mitmproxy's block_global / block_private judged the balancer's address (it ran first):
+            # judge the client's own now, as they would without a balancer in between.
+            block = ctx.master.addons.get("block")
+            if block is not None:
+                block.client_connected(client)

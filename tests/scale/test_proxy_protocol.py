@@ -140,3 +140,8 @@ def test_a_trusted_address_without_a_header_is_refused(balanced, origin):
     # The same bytes behind a header: answered (407: no credentials).
     answer = raw(proxy.port, SPOOFED_V1 + request, S.BALANCER)
     assert answer.startswith(b"HTTP/1.1 407"), answer[:200]
+    # The client's address is the one mitmproxy's block_global (on by default) judges: a client on the
+    # internet is cut off as it would be without a balancer.
+    answer = raw(proxy.port, b"PROXY TCP4 8.8.8.8 127.0.0.1 4242 3128\r\n" + request, S.BALANCER)
+    assert answer == b"", answer[:200]
+    assert "Client connection from 8.8.8.8 killed by block_global" in proxy.log_text()
