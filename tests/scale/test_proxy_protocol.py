@@ -132,6 +132,7 @@ def test_a_trusted_address_without_a_header_is_refused(balanced, origin):
     """From the balancer's address, a connection must start with a header: a balancer set up without
     send-proxy-v2 fails at once instead of giving every client its own address."""
     proxy, _ = balanced
+    assert f"Client addresses: from the PROXY protocol header of connections from {S.BALANCER}" in proxy.log_text()
     request = f"GET {origin.url('/normal.html')} HTTP/1.1\r\nHost: 127.0.0.3\r\nConnection: close\r\n\r\n".encode()
     assert raw(proxy.port, request, S.BALANCER) == b""
     assert f"refused a connection from {S.BALANCER}" in proxy.log_text()
