@@ -4,8 +4,9 @@
 
 The deployment of docs/DEPLOY.md on loopback (tests/scale/services.py): a throwaway PostgreSQL
 cluster holding the state, three ``pagesieve run`` instances (declutter preset, ``proxy.workers``
-= W each, one shared CA), and HAProxy running ``deploy/haproxy.cfg`` with the first 1, 2, then 3
-instances as its servers. C concurrent clients (one new connection per request, so ``leastconn``
+= W each, one shared CA, ``proxy.proxy_protocol_from`` the balancer's address), and HAProxy
+running ``deploy/haproxy.cfg`` (a PROXY protocol v2 header on each connection, from
+:data:`tests.scale.services.BALANCER`) with the first 1, 2, then 3 instances as its servers. C concurrent clients (one new connection per request, so ``leastconn``
 spreads them) fetch the corpus pages of ``../shared/data/extraction/scrapinghub`` from a local
 origin; each level fetches every page twice.
 
@@ -15,7 +16,8 @@ origin; each level fetches every page twice.
    how to read the figure). On one machine per instance it is the per-instance figure times N.
 2. **Balancer latency**: median and p95 of 300 sequential requests for the health endpoint
    (``http://pagesieve.health/``, no filtering, no upstream) and of a small corpus page, straight
-   to one instance and through HAProxy with that one instance: the difference is what HAProxy adds.
+   to one instance and through HAProxy with that one instance: the difference is what HAProxy adds
+   (its PROXY protocol header and the instance's reading of it included).
 """
 
 from __future__ import annotations

@@ -32,8 +32,11 @@ def command(cfg: Any, rest: str) -> str:
 
 def check(cfg: C.Config) -> list[str]:
     """Every check ``pagesieve run`` makes before it starts; the lines that say what will be used."""
+    balancers = cfg.globals["proxy"].proxy_protocol_from
     return [users_line(cfg), f"settings page: http://{cfg.globals['users'].settings_host}/ (through the proxy)",
-            state_line(cfg), ads_line(cfg), ner_line(cfg)]
+            state_line(cfg), ads_line(cfg), ner_line(cfg),
+            *([f"client addresses: from the PROXY protocol header of connections from {', '.join(balancers)} "
+               "(proxy.proxy_protocol_from; without one they are refused)"] if balancers else [])]
 
 
 def users_line(cfg: C.Config) -> str:

@@ -9,8 +9,10 @@ them all). Every setting here is operator-scope (the default of :func:`~pagesiev
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
+from pagesieve.core.errors import ConfigError
 from pagesieve.core.settings import setting
 
 
@@ -109,9 +111,24 @@ class ProxySettings:
                                        "this site as sent (no scripts); text output ends with one line saying how to "
                                        "see the original. Off: the pages carry nothing of the proxy's own.",
                                  group="proxy")
+    proxy_protocol_from: tuple[str, ...] = setting(
+        (), "Addresses or networks (10.0.0.5, 10.0.0.0/24) of the load balancers in front of this proxy that "
+            "send each client's address in a PROXY protocol header (HAProxy's send-proxy-v2): the logins' "
+            "limits and lock-outs, the fair queue for the workers and the logs then see each client, not the "
+            "balancer. A connection from such an address without a valid header is refused; from any other "
+            "address a header is never honoured. Empty: no header is read.",
+        group="proxy")
     log_level: str = setting("info", "Log level of the proxy's own messages (info: one line per filtered page "
                                      "and per page served unfiltered because of an error).",
                              choices=LOG_LEVELS, group="proxy")
+
+    def __post_init__(self) -> None:
+        for i, entry in enumerate(self.proxy_protocol_from, 1):
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError as err:
+                raise ConfigError(f"proxy.proxy_protocol_from entry {i} = {entry!r}: expected an IP address or "
+                                  "a network (10.0.0.5, 10.0.0.0/24, fd00::/8)") from err
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ both load exactly this list. The order matters:
 1. :class:`~pagesieve.proxy_addons.options.ConfigSource` declares the ``pagesieve_config`` /
    ``pagesieve_preset`` mitmproxy options and holds the validated configuration; every other
    addon reads ``source.cfg`` (never parses config per request).
+   :class:`~pagesieve.proxy_addons.proxy_protocol.ProxyProtocol` (right after it) reads the PROXY
+   protocol header a trusted load balancer puts in front of a connection: every addon after it sees
+   the client's own address.
 2. :class:`~pagesieve.proxy_addons.identity.Identity`: who the user is (mitmproxy's proxy
    authentication with pagesieve's htpasswd validator) and their settings for the request
    (``flow.metadata["pagesieve.profile"]``, built when the filtering addon needs them).
@@ -39,15 +42,18 @@ def default_addons(cfg: Any = None, *, executor: Any = None) -> list:
     from pagesieve.proxy_addons.identity import Identity
     from pagesieve.proxy_addons.metrics import Metrics
     from pagesieve.proxy_addons.options import ConfigSource
+    from pagesieve.proxy_addons.proxy_protocol import ProxyProtocol
     from pagesieve.proxy_addons.settings_page import SettingsPage
 
     source = ConfigSource(cfg)
     identity = Identity(source)
     control = PageControl(source, identity)  # the page control: the filtering addon and the settings app share it
     declutter = Declutter(source, executor=executor, control=control, identity=identity)
-    metrics = Metrics(identity, declutter)
+    balancers = ProxyProtocol(source)
+    metrics = Metrics(identity, declutter, balancers)
     return [
         source,
+        balancers,
         identity,
         SettingsTunnel(source),
         SettingsPage(source, identity, control),

@@ -262,11 +262,11 @@ class Declutter:
                   explain=self.control.enabled)
         t0 = time.perf_counter()
         try:
-            outcome = await self.workers.run(job)
+            outcome = await self.workers.run(job, self._client(flow))
         except Busy:
             self._unfiltered(flow, "busy", page.content_type)
-            log.info("unfiltered %s reason=busy: no worker free within %d ms", flow.request.pretty_url,
-                     s.max_queue_ms)
+            log.info("unfiltered %s reason=busy: no worker free for %s within %d ms", flow.request.pretty_url,
+                     self._client(flow), s.max_queue_ms)
             return
         except RuntimeError as err:  # the pool is shutting down
             return self._failed(flow, "error", str(err), page.content_type)
@@ -335,6 +335,15 @@ class Declutter:
             return outcome.body
         return (outcome.body[:outcome.slot] + markup.encode(outcome.encoding, errors="xmlcharrefreplace")
                 + outcome.body[outcome.slot:])
+
+    def _client(self, flow: http.HTTPFlow) -> str:
+        """Who a page is for, as the workers' turns count clients: the logged-in user, else the
+        client's address (behind a load balancer, the one its PROXY protocol header gave)."""
+        user = flow.metadata.get(flowkeys.USER)
+        if user and self._auth():
+            return f"user {user}"
+        peer = flow.client_conn.peername
+        return f"address {peer[0]}" if peer else "address ?"
 
     def _auth(self) -> bool:
         users = self.source.cfg.globals.get("users") if self.source.cfg is not None else None

@@ -8,7 +8,8 @@ validator synchronously in its hooks, and a bcrypt check (cost 12) there stalls 
 Here the hooks are async and a password is checked in a small thread pool
 (:data:`BCRYPT_THREADS`) against ``users.htpasswd`` (:class:`pagesieve.store.users.Htpasswd`:
 re-read when the file changes; verdicts remembered, so a pair costs one bcrypt). Failed logins
-are limited per client address and per (user name, address) (:class:`pagesieve.store.users.FailureLimiter`,
+are limited per client address (behind a load balancer, the one its PROXY protocol header gave:
+:mod:`pagesieve.proxy_addons.proxy_protocol`) and per (user name, address) (:class:`pagesieve.store.users.FailureLimiter`,
 an attempt counted as failed from the moment its check starts): past the limit a client gets
 ``403`` with ``Retry-After`` at once, and a remembered good password still works.
 

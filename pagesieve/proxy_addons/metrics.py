@@ -2,9 +2,10 @@
 
 Written by hand (the format is a few lines of text; no client library to install): what the
 filtering addon decided on each page (``flow.metadata["pagesieve"]``, read after it ran), the
-worker pool's size and replacements, the login checks under way and refused, and the open client
-connections. Served by :class:`~pagesieve.proxy_addons.health.Health`, without authentication as
-its health line is (counts only: no user, host or address).
+worker pool's size, queue and replacements, the login checks under way and refused, the open client
+connections, and the connections refused for a missing PROXY protocol header. Served by
+:class:`~pagesieve.proxy_addons.health.Health`, without authentication as its health line is
+(counts only: no user, host or address).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 class Metrics:
     name = "pagesieve_metrics"
 
-    def __init__(self, identity: Any = None, declutter: Any = None) -> None:
+    def __init__(self, identity: Any = None, declutter: Any = None, balancers: Any = None) -> None:
         self.identity = identity
         self.declutter = declutter
+        self.balancers = balancers
         self.pages: Counter[tuple[str, str]] = Counter()  # (outcome, reason) -> pages
         self.filter_seconds = 0.0  # sum over filtered pages, to go with their count
 
@@ -56,6 +58,10 @@ class Metrics:
                [("", self.filter_seconds)])
         pool = getattr(self.declutter, "pool", None)
         metric("pagesieve_workers", "gauge", "Worker processes configured.", [("", getattr(pool, "workers", 0))])
+        waiting, clients = getattr(pool, "waiting", (0, 0))
+        metric("pagesieve_pages_waiting", "gauge", "Pages waiting for a free worker.", [("", waiting)])
+        metric("pagesieve_clients_waiting", "gauge", "Clients (users or addresses) with pages waiting; they take turns.",
+               [("", clients)])
         metric("pagesieve_worker_replacements_total", "counter",
                "Workers replaced after they died or were killed past the time limit.",
                [("", getattr(pool, "replaced", 0))])
@@ -68,4 +74,7 @@ class Metrics:
         server = ctx.master.addons.get("proxyserver") if hasattr(ctx, "master") else None
         metric("pagesieve_client_connections", "gauge", "Open client connections.",
                [("", len(getattr(server, "connections", {}) or {}))])
+        metric("pagesieve_proxy_protocol_refused_total", "counter",
+               "Connections from a trusted load balancer refused for want of a valid PROXY protocol header.",
+               [("", getattr(self.balancers, "refused", 0))])
         return "\n".join(out) + "\n"

@@ -9,11 +9,12 @@ cannot interrupt has that process killed and a warm one started in its place, wh
 workers finish their pages. (A :class:`concurrent.futures.ProcessPoolExecutor` breaks as a
 whole when one of its processes dies, and has no way to kill one.)
 
-Pages wait for a free worker here, in the proxy (an :class:`asyncio.Semaphore` of one slot per
-worker), never behind a busy one: so a page's time limit counts its filtering only, and a page
-that would wait longer than ``max_queue`` is refused at once (:class:`Busy`). A slot is given
-back when its worker can take the next page (after a replacement has warmed up), not when the
-proxy stops waiting for it.
+Pages wait for a free worker here, in the proxy (one slot per worker, taken by clients in turns:
+:class:`~pagesieve.proxy_addons.fair.FairSlots`), never behind a busy one: so a page's time limit
+counts its filtering only, and a page that would wait longer than ``max_queue`` is refused
+(:class:`Busy`) — at once when the pages ahead of it in turns already make that wait, so a client
+whose own burst fills the queue is refused, not the others. A slot is given back when its worker
+can take the next page (after a replacement has warmed up), not when the proxy stops waiting for it.
 
 What runs inside a worker is in :mod:`pagesieve.proxy_addons.worker` (:func:`~pagesieve.proxy_addons.worker.serve`).
 :class:`Workers` is the filtering addon's side: the chain specs it sends by key, the pool started
@@ -36,6 +37,7 @@ from typing import Any
 
 from pagesieve.core.lru import LRU
 from pagesieve.proxy_addons import warm
+from pagesieve.proxy_addons.fair import FairSlots
 from pagesieve.proxy_addons.worker import (
     SELF_INTERRUPT_GRACE_SECONDS,
     SPEC_CACHE_SIZE,
@@ -104,9 +106,8 @@ class WorkerPool:
         self._closed = threading.Event()
         self._current: list[_Worker | None] = [None] * self.workers
         self._warm = [threading.Event() for _ in range(self.workers)]
-        self._slots: asyncio.Semaphore | None = None
+        self._slots: FairSlots | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiting = 0
         self._avg_s = 0.05  # moving average of a page's time in a worker (seconds)
         self.replaced = 0  # workers replaced since the start (died, or killed past the time limit)
         self._threads = [threading.Thread(target=self._serve, args=(i,), name=f"pagesieve-worker-{i}", daemon=True)
@@ -129,22 +130,25 @@ class WorkerPool:
     def watch(self) -> None:
         """Kept for the callers: each worker's thread watches its process itself."""
 
-    async def run(self, job: Job, timeout: float, max_queue: float) -> Outcome:
-        """``job``'s outcome; Busy when no worker frees up within ``max_queue`` seconds;
-        Outcome(reason="timeout") when its filtering takes longer than ``timeout``."""
+    @property
+    def waiting(self) -> tuple[int, int]:
+        """(pages waiting for a worker, clients they are from)."""
+        return (self._slots.waiting, self._slots.clients) if self._slots is not None else (0, 0)
+
+    async def run(self, job: Job, timeout: float, max_queue: float, client: str = "") -> Outcome:
+        """``job``'s outcome; Busy when no worker frees up for it within ``max_queue`` seconds;
+        Outcome(reason="timeout") when its filtering takes longer than ``timeout``. ``client`` (a
+        user or an address) is who the page is for: clients take turns at the workers."""
         if self._slots is None:
-            self._slots = asyncio.Semaphore(self.workers)
+            self._slots = FairSlots(self.workers)
             self._loop = asyncio.get_running_loop()
-        # Refuse at once when the queue ahead (at the recent pace) is already longer than allowed.
-        if self._slots.locked() and self._waiting * self._avg_s / self.workers > max_queue:
+        # Refuse at once when the pages ahead in turns (at the recent pace) already take longer than allowed.
+        if self._slots.locked() and self._slots.ahead(client) * self._avg_s / self.workers > max_queue:
             raise Busy
-        self._waiting += 1
         try:
-            await asyncio.wait_for(self._slots.acquire(), max_queue)
+            await asyncio.wait_for(self._slots.acquire(client), max_queue)
         except TimeoutError:
             raise Busy from None
-        finally:
-            self._waiting -= 1
         if self._closed.is_set():
             self._slots.release()
             raise RuntimeError("the worker pool is shut down")
@@ -370,16 +374,17 @@ class Workers:
             raise KeyError(key)  # not reached: a key is sent only while its spec is cached
         return spec
 
-    async def run(self, job: Job) -> Outcome:
-        """``job``'s outcome (Busy when no worker frees up in time; RuntimeError once shut down)."""
+    async def run(self, job: Job, client: str = "") -> Outcome:
+        """``job``'s outcome for ``client`` (a user or an address: clients take turns at the workers);
+        Busy when no worker frees up in time; RuntimeError once shut down."""
         s = self.source.settings
         if self.pool is None and self._starting is not None and not self._starting.done():
             await asyncio.wait([self._starting], timeout=WARM_UP_LIMIT_SECONDS)  # start-up: wait, not unfiltered
         if self.pool is not None:
-            outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000)
+            outcome = await self.pool.run(job, s.timeout_seconds, s.max_queue_ms / 1000, client)
             if outcome.reason == "need-spec":  # this worker has not seen the spec yet
                 outcome = await self.pool.run(replace(job, spec=self._spec_by_key(job.spec_key)),
-                                              s.timeout_seconds, s.max_queue_ms / 1000)
+                                              s.timeout_seconds, s.max_queue_ms / 1000, client)
             return outcome
         if self._executor is None:
             return Outcome(reason="error", error="the worker pool is not running")

@@ -36,7 +36,7 @@ class SlowPool:
     def shutdown(self) -> None:
         self.shut = True
 
-    async def run(self, job, timeout, max_queue) -> Outcome:
+    async def run(self, job, timeout, max_queue, client="") -> Outcome:
         return Outcome(body=b"filtered")
 
 

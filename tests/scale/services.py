@@ -6,7 +6,8 @@
 * :class:`Slapd` — Debian's ``slapd`` with a throwaway ``slapd.conf`` (mdb database) and a few
   users (``ou=people``; passwords stored as salted SHA).
 * :class:`Haproxy` — Debian's ``haproxy`` running ``deploy/haproxy.cfg`` (the documented file)
-  with one ``server`` line per instance.
+  with one ``server`` line per instance, connecting from :data:`BALANCER` (its own address, as a
+  balancer on its own machine has: the instances trust PROXY protocol headers from there alone).
 * :func:`start_instances` — several ``pagesieve run`` started at once against one state database,
   all with the same ``proxy.confdir`` (one CA).
 
@@ -37,6 +38,10 @@ LDAP_SUFFIX = "dc=example,dc=org"
 LDAP_ADMIN = f"cn=admin,{LDAP_SUFFIX}"
 LDAP_ADMIN_PASSWORD = "admin-secret"
 LDAP_PEOPLE = f"ou=people,{LDAP_SUFFIX}"
+#: The loopback address HAProxy connects to the instances from; their proxy.proxy_protocol_from.
+#: Clients of the tests connect from others (127.0.0.1 straight to an instance, 127.0.0.x through
+#: the balancer), as browsers on other machines would.
+BALANCER = "127.0.0.9"
 
 
 def wait_port(port: int, limit: float = 30.0, host: str = "127.0.0.1") -> None:
@@ -191,12 +196,12 @@ class Haproxy:
     def missing() -> str | None:
         return None if shutil.which("haproxy") else "haproxy not found: apt-get install haproxy"
 
-    def __init__(self, backends: list[int], root: Path) -> None:
+    def __init__(self, backends: list[int], root: Path, source: str = BALANCER) -> None:
         self.port = free_port()
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
         self.config = root / "haproxy.cfg"
-        servers = "".join(f"    server p{i} 127.0.0.1:{port}\n" for i, port in enumerate(backends, 1))
+        servers = "".join(f"    server p{i} 127.0.0.1:{port} source {source}\n" for i, port in enumerate(backends, 1))
         self.config.write_text(HAPROXY_CFG.read_text() + servers)
         self.log = (root / "haproxy.log").open("wb")
         env = {**os.environ, "PAGESIEVE_LISTEN": f"127.0.0.1:{self.port}"}
@@ -233,7 +238,9 @@ def make_ca(confdir: Path) -> Path:
 
 def instance_config(path: Path, tmp: Path, *, state_url: str, workers: int = 1, refresh_seconds: float = 1.0,
                     auth: bool = False, directory: dict | None = None, **proxy) -> Path:
-    """A test config (tests/proxy's, small limits) with the state in PostgreSQL."""
+    """A test config (tests/proxy's, small limits) with the state in PostgreSQL, reading the PROXY
+    protocol header from :data:`BALANCER`."""
+    proxy.setdefault("proxy_protocol_from", [BALANCER])
     write_config(path, tmp, workers=workers, **proxy)
     data = yaml.safe_load(path.read_text())
     data["state"].update({"url": state_url, "refresh_seconds": refresh_seconds})

@@ -8,7 +8,9 @@ tests can check fail-open end to end through a real ``pagesieve run`` process:
 * ``raise-secure``  that script removal raises (the page cannot be served filtered);
 * ``raise-outside`` ``Chain.process`` raises outside every filter boundary (the worker reports an error);
 * ``crash``         the worker process dies (``os._exit``);
-* ``slow``          the ``ignore`` filter sleeps 30 s (the proxy's time limit fires).
+* ``slow``          the ``ignore`` filter sleeps 30 s (the proxy's time limit fires);
+* ``pause``         the ``ignore`` filter sleeps 0.3 s (a page that holds its worker a known time,
+                    well within the limit, without using the CPU).
 
 And a slow state database: with ``PAGESIEVE_TEST_SLOW_STATE`` naming a file, each read of the SQLite
 state database (a query, the change check) sleeps 3 s while that file exists.
@@ -48,6 +50,8 @@ def _install():
             os._exit(3)
         if fault == "slow":
             time.sleep(30)
+        if fault == "pause":
+            time.sleep(0.3)
         return apply(self, page, ctx)
 
     def faulty_process(self, data, **kw):
