@@ -198,3 +198,25 @@ def test_a_login_box_holding_blocks_read_elsewhere_is_read():
     html = ("<main><p>Story.</p><form><input type=password> Password"
             "<div class=pagesieve-read-later aria-owns=posts></div></form></main><div id=posts><p>The posts.</p></div>")
     assert "The posts." in text(html)
+
+
+def test_style_sheets_inside_removed_blocks_stay_in_the_page():
+    from pagesieve.engine.chain import Chain
+    from pagesieve.engine.config import SafetySettings
+    from pagesieve.filters.base import Filter
+
+    class DropHeader(Filter):
+        name = "drop_header"
+
+        def apply(self, page, ctx) -> None:
+            ctx.remove(page.root.get_element_by_id("hdr"), "test: the header goes")
+            ctx.remove(page.root.get_element_by_id("gone"), "test: a style sheet removed for itself")
+
+    html = ("<html><head><title>t</title></head><body><header id=hdr><button><style>.icon{width:24px}</style>"
+            "<svg class=icon></svg></button><link rel=stylesheet href=/h.css><link rel=author href=/me></header>"
+            "<style id=gone>.x{color:red}</style><main><p>Story <svg class=icon></svg></p></main></body></html>")
+    res = Chain([DropHeader(None)], OutputSettings(), SafetySettings(), check=False).process(html.encode())
+    out = res.body.decode()
+    head = out[:out.index("<body")]
+    assert ".icon{width:24px}" in head and 'href="/h.css"' in head  # the header's style sheets, in the head
+    assert ".x{color:red}" not in out and 'rel="author"' not in out and "<header" not in out

@@ -6,6 +6,7 @@ in a row) — the paper's "Output Settings" screen.
 from __future__ import annotations
 
 import re
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Literal
 
@@ -132,9 +133,32 @@ def render(page: Page, state, settings: OutputSettings) -> tuple[bytes, str]:
         if title and not text.startswith(title):
             text = title + "\n\n" + text if text else title
         return (text + "\n").encode(TEXT_ENCODING, errors="replace"), "text/plain"
+    keep_style_sheets(page, state)
     if settings.reader_view:
         page.head.append(dom.element("style", {"class": READER_LOOK_CLASS}, reader_css(settings)))
     return serialize(page, standards=settings.reader_view), "text/html"
+
+
+def keep_style_sheets(page: Page, state) -> int:
+    """Put back into the page's head the style sheets (``<style>``, ``<link rel=stylesheet>``) that went
+    with removed blocks; how many. A style sheet in the body styles the whole page: a site that writes
+    each component's rules where it is first used (in the header's language button, say) styles the
+    same component further down with them, and without them its icons are drawn at full width."""
+    head = page.head
+    if head is None or state is None:
+        return 0
+    kept = 0
+    for node, replacement in state.removed_nodes:
+        if replacement is not None or not isinstance(node.tag, str) or node.tag in ("style", "link"):
+            continue  # replaced in place, or a style sheet removed for itself (the ignore filter's styles)
+        for sheet in node.iter("style", "link"):
+            if sheet.tag == "link" and "stylesheet" not in (sheet.get("rel") or "").lower():
+                continue
+            copy = deepcopy(sheet)
+            copy.tail = None
+            head.append(copy)
+            kept += 1
+    return kept
 
 
 #: Elements whose text a reader never gets, with or without scripts: what :func:`to_text` skips but
