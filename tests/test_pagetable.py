@@ -28,12 +28,15 @@ compiled = pytest.mark.skipif(PageTable is None, reason="the compiled page table
 PER_CORPUS = 12
 
 
-def sample_pages() -> list:
+@pytest.fixture(scope="module")
+def pages() -> list:
     rng = random.Random(3)
     out = []
     for corpus in sorted(EXTRACTION.glob("*/pages")):
-        pages = sorted(corpus.glob("*.html"))
-        out += rng.sample(pages, min(PER_CORPUS, len(pages)))
+        found = sorted(corpus.glob("*.html"))
+        out += rng.sample(found, min(PER_CORPUS, len(found)))
+    if not out:
+        pytest.skip(f"no corpus pages under {EXTRACTION}")
     return out
 
 
@@ -78,10 +81,7 @@ def test_the_python_measurement_runs_when_the_extension_is_hidden(hide):
 
 
 @compiled
-def test_equal_tables_on_pages_of_every_corpus():
-    pages = sample_pages()
-    if not pages:
-        pytest.skip(f"no corpus pages under {EXTRACTION}")
+def test_equal_tables_on_pages_of_every_corpus(pages):
     for path in pages:
         root = parse(path.read_bytes()).root
         assert_equal_tables(PyTextMeasure(root), PageTable(root), root), path
@@ -108,11 +108,11 @@ class Both:
 
 @compiled
 @pytest.mark.parametrize("seed", range(3))
-def test_equal_tables_through_context_changes(seed):
+def test_equal_tables_through_context_changes(seed, pages):
     """Removals, replacements, insertions, text and href changes update both alike: the removed
     nodes' counts too (the Python measurement keeps them), and the page's counts stay exact."""
     rng = random.Random(seed)
-    for path in rng.sample(sample_pages(), 6):
+    for path in rng.sample(pages, 6):
         page = parse(path.read_bytes())
         state = RunState(root=page.root)
         both = Both(page.root)
