@@ -140,3 +140,33 @@ def test_a_removed_node_is_still_known_after_its_proxies_are_gone():
     fresh = [parse(b"<p>a</p>").root.find(".//p") for _ in range(200)]
     assert all(table.text_len(f) == 1 for f in fresh)
     assert table.text_len(page.root.find(".//div")) == 0
+
+
+@compiled
+def test_main_contents_block_counts_are_the_python_ones(pages):
+    """main_content's per-element counts (chars, commas, link characters, paragraphs, blocks) in C
+    equal its Python walk's, element for element and in the same order, also after the page was
+    changed (the reader's filters before main_content remove and replace nodes)."""
+    from pagesieve.core import _pagetable, dom
+    from pagesieve.filters.main_content import scoring
+
+    extra = [b"<body><a href=/x>one, two<div>three\xef\xbc\x8cfour</div></a><p hidden>gone</p>"
+             b"<p class=answer hidden>folded, kept</p><svg><text>no</text></svg> tail, here</body>"]
+    rng = random.Random(5)
+    for path in pages:
+        for data in (path.read_bytes(), *extra):
+            page = parse(data)
+            body = dom.body_of(page.root)
+            for round_ in range(2):
+                order, st = scoring.py_stats(body)
+                hidden = scoring._hidden(body)
+                assert hidden is not None
+                got_order, got = _pagetable.block_counts(body, hidden, scoring.SKIP_TAGS, dom.BLOCK_TAGS,
+                                                         scoring.BlockScore)
+                assert got_order == order and got == st, (path, round_)
+                assert scoring.stats(body) == (order, st)
+                els = [e for e in body.iter() if e is not body]
+                for el in rng.sample(els, min(20, len(els))):
+                    if el.getparent() is not None:
+                        dom.remove_keep_tail(el)
+        extra = []

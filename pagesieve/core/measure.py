@@ -247,17 +247,19 @@ class PyTextMeasure:
 
 
 def _compiled() -> Any:
-    """The compiled page table's class, or None (not built, or ``PAGESIEVE_PURE_PYTHON`` set)."""
+    """The compiled page table's module, or None (not built, or ``PAGESIEVE_PURE_PYTHON`` set)."""
     if os.environ.get("PAGESIEVE_PURE_PYTHON"):
         return None
     try:
-        from pagesieve.core._pagetable import PageTable
+        from pagesieve.core import _pagetable
     except ImportError:
         return None
-    return PageTable
+    return _pagetable
 
 
+#: The compiled module (the page table; main_content's block counts), None where it is not built.
+PAGETABLE: Any = _compiled()
 #: The compiled page table when it is built, else the pure-Python measurement (same numbers).
-TextMeasure: Any = _compiled() or PyTextMeasure
+TextMeasure: Any = PAGETABLE.PageTable if PAGETABLE is not None else PyTextMeasure
 #: Whether :data:`TextMeasure` is the compiled one (the test run asserts it with PAGESIEVE_REQUIRE_COMPILED=1).
 COMPILED = TextMeasure is not PyTextMeasure
