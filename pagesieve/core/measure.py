@@ -28,6 +28,7 @@ platform without a C compiler installs without it) and ``PAGESIEVE_PURE_PYTHON``
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from typing import Any
@@ -251,10 +252,9 @@ def _compiled() -> Any:
     if os.environ.get("PAGESIEVE_PURE_PYTHON"):
         return None
     try:
-        from pagesieve.core import _pagetable
+        return importlib.import_module("pagesieve.core._pagetable")  # by name: mypy has no stub of it
     except ImportError:
         return None
-    return _pagetable
 
 
 #: The compiled module (the page table; main_content's block counts), None where it is not built.
