@@ -1,4 +1,5 @@
-"""Build the compiled page table (pagesieve/core/_pagetable.pyx) against lxml's public C API.
+"""Build the compiled page table (pagesieve/core/_pagetable.pyx) and main_content's block counts
+(_blocks.pyx), with their shared text counting (_text.pxd), against lxml's public C API.
 
 Everything else about the package is in pyproject.toml. The extension is optional: where it cannot
 be built (no C compiler, no Python headers), the package installs without it and
@@ -15,9 +16,10 @@ def extensions() -> list[Extension]:
     except ImportError as e:  # a build without the build requirements: the pure-Python measurement
         print(f"pagesieve: not building the compiled page table ({e})")
         return []
-    ext = Extension("pagesieve.core._pagetable", ["pagesieve/core/_pagetable.pyx"],
-                    include_dirs=lxml.get_include(), optional=True)
-    return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+    exts = [Extension(f"pagesieve.core.{name}", [f"pagesieve/core/{name}.pyx"], include_dirs=lxml.get_include(),
+                      depends=["pagesieve/core/_text.pxd"], optional=True)
+            for name in ("_pagetable", "_blocks")]
+    return cythonize(exts, compiler_directives={"language_level": "3"}, quiet=True)
 
 
 setup(ext_modules=extensions())

