@@ -56,6 +56,9 @@ def test_the_compiled_table_is_the_one_in_use_where_it_is_built():
         assert PageTable is not None, "the set-up did not build pagesieve/core/_pagetable (see setup.py's output)"
     if PageTable is None and not built:
         pytest.skip("the compiled page table is not built here")
+    if os.environ.get("PAGESIEVE_PURE_PYTHON"):
+        assert not measure.COMPILED
+        pytest.skip("PAGESIEVE_PURE_PYTHON is set: the Python measurement runs")
     assert measure.COMPILED and measure.TextMeasure is PageTable and measure.BLOCKS is not None, \
         "a compiled module of pagesieve/core is missing (see setup.py's output)"
     assert RunState(root=parse(b"<p>x</p>").root).measure().__class__ is PageTable
