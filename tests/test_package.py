@@ -20,8 +20,9 @@ from tests.proxy.conftest import AD_PAGE, Origin, Route, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.proxy]
 
+#: Also what a build in place left (the compiled page table and its C file): the wheel's build makes them.
 SKIP = shutil.ignore_patterns(".git", ".venv*", "node_modules", "build", "*.egg-info", "__pycache__",
-                              ".pytest_cache", "benchmarks")
+                              ".pytest_cache", "benchmarks", "*.so", "_*.c")
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +36,8 @@ def installed(tmp_path_factory):
     wheel = next((tmp / "dist").glob("pagesieve-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "pagesieve/config.yaml" in names and "pagesieve/api.py" in names
+    for module in ("_pagetable", "_blocks"):
+        assert any(n.startswith(f"pagesieve/core/{module}") and n.endswith(".so") for n in names), names
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     py = venv / "bin" / "python"
@@ -54,6 +57,9 @@ def installed(tmp_path_factory):
                            env=env, capture_output=True, text=True, timeout=120)
     assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(venv)), where.stdout  # the installed copy, not the repository
+    compiled = subprocess.run([str(py), "-c", "import pagesieve.core.measure as m; print(m.COMPILED)"], cwd=str(home),
+                              env=env, capture_output=True, text=True, timeout=120)
+    assert compiled.stdout.strip() == "True", compiled.stderr  # the wheel's compiled page table is the one in use
     return venv, home, env
 
 
@@ -115,6 +121,19 @@ def test_the_lock_files_pin_every_dependency_with_hashes(lock, extras):
     pinned = {name.lower().replace("_", "-") for name, _, _ in entries}
     assert wanted <= pinned, f"{lock} lacks {sorted(wanted - pinned)}: refresh it (README: the lock files)"
     assert len(entries) == len(re.findall(r"^[A-Za-z0-9]", text, re.M)), "every pin carries its hashes"
+
+
+def test_the_page_table_is_built_against_the_locked_lxml():
+    """The compiled page table calls into the lxml it runs with through the headers of the one it was
+    built with: the build requirement pins the version the locks install."""
+    import re
+    import tomllib
+
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
+    built = [r.split("==", 1)[1] for r in requires if r.startswith("lxml==")]
+    for lock in ("requirements.lock", "requirements-bench.lock", "requirements-run.lock"):
+        locked = re.findall(r"^lxml==(\S+) ", (REPO / lock).read_text(encoding="utf-8"), re.M)
+        assert built == locked, f"pyproject.toml builds against lxml {built}, {lock} installs {locked}"
 
 
 def test_the_run_lock_is_the_test_lock_kept_to_what_running_needs():

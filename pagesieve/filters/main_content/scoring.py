@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
+from pagesieve.core.measure import BLOCKS
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_ROLES,
     FOLDED_NAMES,
@@ -53,16 +54,19 @@ class BlockScore:
     para_link: int
 
 
-def _walk(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, bool]]:
-    """Pre-order elements of ``body`` (skipped tags and hidden elements left out) and, per element,
+def _hidden(body: HtmlElement) -> set[HtmlElement] | None:
+    """The hidden elements of ``body`` the walk leaves out; None when ``body`` itself is left out."""
+    if not isinstance(body.tag, str) or body.tag in SKIP_TAGS:
+        return None
+    hidden = {el for el in HIDDEN(body) if not FOLDED_NAMES.found(names_of(el))}
+    return None if body in hidden else hidden
+
+
+def _walk(body: HtmlElement, hidden: set[HtmlElement]) -> tuple[list[HtmlElement], dict[HtmlElement, bool]]:
+    """Pre-order elements of ``body`` (skipped tags and ``hidden`` elements left out) and, per element,
     whether it is inside a link."""
     order: list[HtmlElement] = []
     in_link: dict[HtmlElement, bool] = {}
-    if not isinstance(body.tag, str) or body.tag in SKIP_TAGS:
-        return order, in_link
-    hidden = {el for el in HIDDEN(body) if not FOLDED_NAMES.found(names_of(el))}
-    if body in hidden:
-        return order, in_link
     # The elements in document order, picked in C; one is in when its parent is (in in_link)
     # and it is neither skipped nor hidden, so a left-out element's subtree stays out.
     in_link[body] = body.tag == "a"
@@ -85,8 +89,22 @@ def _walk(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, bool]
 def stats(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, BlockScore]]:
     """Pre-order elements of ``body`` (skipped tags and hidden elements left out) and, per
     element, its :class:`BlockScore`. Inline chars are the element's text outside its block
-    children (its own paragraph)."""
-    order, in_link = _walk(body)
+    children (its own paragraph). Counted in C (``pagesieve.core._blocks``) where it is built (the same
+    numbers: tests/test_pagetable.py), else by :func:`py_stats`."""
+    if BLOCKS is None:
+        return py_stats(body)
+    hidden = _hidden(body)
+    if hidden is None:
+        return [], {}
+    return BLOCKS.block_counts(body, hidden, SKIP_TAGS, dom.BLOCK_TAGS, BlockScore)
+
+
+def py_stats(body: HtmlElement) -> tuple[list[HtmlElement], dict[HtmlElement, BlockScore]]:
+    """:func:`stats` in Python."""
+    hidden = _hidden(body)
+    if hidden is None:
+        return [], {}
+    order, in_link = _walk(body, hidden)
     st: dict[HtmlElement, BlockScore] = {}
     get = st.get
     findall = COMMAS.findall

@@ -1,0 +1,176 @@
+"""The compiled page table and the pure-Python measurement give equal tables, on pages of every
+corpus and through every kind of change a filter makes; the compiled one is what runs where it is
+built, the Python one where it is not."""
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from pagesieve.core import measure
+from pagesieve.core.measure import PyTextMeasure
+from pagesieve.engine.context import FilterContext
+from pagesieve.engine.document import parse
+from pagesieve.engine.state import RunState
+from tests.conftest import EXTRACTION, REPO
+from tests.test_measure import check, mutate
+
+try:
+    from pagesieve.core._pagetable import PageTable
+except ImportError:  # not built here: the tests of equality cannot run, the one below says why
+    PageTable = None
+
+compiled = pytest.mark.skipif(PageTable is None, reason="the compiled page table is not built (setup.py build_ext)")
+
+#: Pages from every corpus beside the repository, a seeded sample of each.
+PER_CORPUS = 12
+
+
+@pytest.fixture(scope="module")
+def pages() -> list:
+    rng = random.Random(3)
+    out = []
+    for corpus in sorted(EXTRACTION.glob("*/pages")):
+        found = sorted(corpus.glob("*.html"))
+        out += rng.sample(found, min(PER_CORPUS, len(found)))
+    if not out:
+        pytest.skip(f"no corpus pages under {EXTRACTION}")
+    return out
+
+
+def assert_equal_tables(py, table, root, where="") -> None:
+    """Every element both know, with the same counts; neither knows one the other does not."""
+    assert table.chars == py.chars, where
+    assert table.links == py.links, where
+    for el in root.iter():
+        assert table.text_len(el) == py.text_len(el), where
+        assert table.link_stats(el) == py.link_stats(el), where
+
+
+def test_the_compiled_table_is_the_one_in_use_where_it_is_built():
+    """``make test`` sets PAGESIEVE_REQUIRE_COMPILED=1: the set-up must have built the extension."""
+    built = list((REPO / "pagesieve" / "core").glob("_*.so"))
+    if os.environ.get("PAGESIEVE_REQUIRE_COMPILED") == "1":
+        assert PageTable is not None, "the set-up did not build pagesieve/core/_pagetable (see setup.py's output)"
+    if PageTable is None and not built:
+        pytest.skip("the compiled page table is not built here")
+    if os.environ.get("PAGESIEVE_PURE_PYTHON"):
+        assert not measure.COMPILED
+        pytest.skip("PAGESIEVE_PURE_PYTHON is set: the Python measurement runs")
+    assert measure.COMPILED and measure.TextMeasure is PageTable and measure.BLOCKS is not None, \
+        "a compiled module of pagesieve/core is missing (see setup.py's output)"
+    assert RunState(root=parse(b"<p>x</p>").root).measure().__class__ is PageTable
+
+
+@pytest.mark.parametrize("hide", ["import", "env"])
+def test_the_python_measurement_runs_when_the_extension_is_hidden(hide):
+    """Hidden (the import fails, as where it was never built) or switched off, the fallback runs,
+    with the same numbers."""
+    code = ("import sys\n"
+            + ("sys.modules['pagesieve.core._pagetable'] = sys.modules['pagesieve.core._blocks'] = None\n"
+               if hide == "import" else "")
+            + "from pagesieve.core import measure\n"
+            "from pagesieve.engine.document import parse\n"
+            "m = measure.TextMeasure(parse(b'<div><a href=/x>one two</a> three<script>x</script></div>').root)\n"
+            "print(measure.COMPILED, measure.TextMeasure.__name__, sorted(m.chars.values()), sorted(map(tuple, m.links.values())))\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("PAGESIEVE_PURE_PYTHON", None)
+    if hide == "env":
+        env["PAGESIEVE_PURE_PYTHON"] = "1"
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[:2] == ["False", "PyTextMeasure"]
+    assert r.stdout.split(None, 2)[2].strip() == "[0, 6, 11, 11, 11] [(1, 6, 6), (1, 6, 11), (1, 6, 11), (1, 6, 11)]"
+
+
+@compiled
+def test_equal_tables_on_pages_of_every_corpus(pages):
+    for path in pages:
+        root = parse(path.read_bytes()).root
+        assert_equal_tables(PyTextMeasure(root), PageTable(root), root, path)
+
+
+class Both:
+    """Both measurements in the run state's place: every change reaches both, every answer is
+    compared."""
+
+    def __init__(self, root) -> None:
+        self.py, self.table = PyTextMeasure(root), PageTable(root)
+
+    def text_len(self, node) -> int:
+        got = self.py.text_len(node)
+        assert self.table.text_len(node) == got
+        return got
+
+    def __getattr__(self, name):
+        def both(*args):
+            getattr(self.py, name)(*args)
+            getattr(self.table, name)(*args)
+        return both
+
+
+@compiled
+@pytest.mark.parametrize("seed", range(3))
+def test_equal_tables_through_context_changes(seed, pages):
+    """Removals, replacements, insertions, text and href changes update both alike: the removed
+    nodes' counts too (the Python measurement keeps them), and the page's counts stay exact."""
+    rng = random.Random(seed)
+    for path in rng.sample(pages, 6):
+        page = parse(path.read_bytes())
+        state = RunState(root=page.root)
+        both = Both(page.root)
+        state._measure = both  # type: ignore[assignment]
+        ctx = FilterContext("test", state, page)
+        mutate(page, ctx, rng, 60)
+        assert_equal_tables(both.py, both.table, page.root, path)
+        state._measure = both.table
+        check(state)  # the compiled table against dom.text_len and link_lists' own walk
+
+
+@compiled
+def test_a_removed_node_is_still_known_after_its_proxies_are_gone():
+    """A removed subtree stays allocated while the table lives: its node is not reused for a new
+    element that would then be taken for it."""
+    page = parse(b"<body><div><p>one two three</p></div>" + b"<i>x</i>" * 50 + b"</body>")
+    state = RunState(root=page.root)
+    table = state._measure = PageTable(page.root)
+    ctx = FilterContext("test", state, page)
+    p = page.root.find(".//p")
+    ctx.remove(p, "test", explain=False)
+    state.removed_nodes.clear()
+    del p
+    fresh = [parse(b"<p>a</p>").root.find(".//p") for _ in range(200)]
+    assert all(table.text_len(f) == 1 for f in fresh)
+    assert table.text_len(page.root.find(".//div")) == 0
+
+
+@compiled
+def test_main_contents_block_counts_are_the_python_ones(pages):
+    """main_content's per-element counts (chars, commas, link characters, paragraphs, blocks) in C
+    equal its Python walk's, element for element and in the same order, also after the page was
+    changed (the reader's filters before main_content remove and replace nodes)."""
+    from pagesieve.core import _blocks, dom
+    from pagesieve.filters.main_content import scoring
+
+    extra = [b"<body><a href=/x>one, two<div>three\xef\xbc\x8cfour</div></a><p hidden>gone</p>"
+             b"<p class=answer hidden>folded, kept</p><svg><text>no</text></svg> tail, here</body>"]
+    rng = random.Random(5)
+    for path in pages:
+        for data in (path.read_bytes(), *extra):
+            page = parse(data)
+            body = dom.body_of(page.root)
+            for round_ in range(2):
+                order, st = scoring.py_stats(body)
+                hidden = scoring._hidden(body)
+                assert hidden is not None
+                got_order, got = _blocks.block_counts(body, hidden, scoring.SKIP_TAGS, dom.BLOCK_TAGS,
+                                                         scoring.BlockScore)
+                assert got_order == order and got == st, (path, round_)
+                assert scoring.stats(body) == (order, st)
+                els = [e for e in body.iter() if e is not body]
+                for el in rng.sample(els, min(20, len(els))):
+                    if el.getparent() is not None:
+                        dom.remove_keep_tail(el)
+        extra = []
