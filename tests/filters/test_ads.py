@@ -130,6 +130,22 @@ def test_text_links_keep_their_words(rules, markup, kept, words):
         assert entry["threshold"] == {"rule": "||ads.example.com^"}
 
 
+def test_a_sponsored_link_a_hiding_rule_hides_keeps_its_words_in_a_sentence(tmp_path):
+    # a site's rule hides its sponsored links; in a sentence that would cut it ("... is knocking $438 off")
+    path = tmp_path / "site.txt"
+    path.write_text('news.example.org##[rel*="sponsored"]\n', encoding="utf-8")
+    body = ('<div id=w><p><strong><a id=x rel=sponsored href="https://shop.example.com/d">Expercom</a></strong> is '
+            'knocking $438 off select new configurations.</p>'
+            '<div id=card><a id=y rel=sponsored href="https://shop.example.com/e">Deals of the day</a></div></div>')
+    page, state, _ = ads(page_of(body), path)
+    x = page.root.get_element_by_id("x", None)
+    assert x is not None and x.get("href") is None
+    assert "Expercom is knocking" in " ".join(page.root.get_element_by_id("w").text_content().split())
+    assert page.root.get_element_by_id("y", None) is None  # a sponsored card still goes whole
+    entry = next(e for e in state.record if e["action"] == "unlink")
+    assert entry["threshold"] == {"hiding_selector": '[rel*="sponsored"]'}
+
+
 @pytest.mark.parametrize("page_url, removed", [
     ("https://news.example.org/", True),     # third-party request
     ("https://track.example.net/page", False),  # first-party: $third-party does not apply

@@ -217,6 +217,30 @@ def test_a_wrapper_named_like_furniture_but_holding_the_page_is_not_furniture():
     assert page.root.get_element_by_id("cats", None) is None
 
 
+def test_link_lists_that_are_the_main_blocks_content_stay():
+    # a category page: <main> holds cards of recipes, each a link, and a heading; the site's about box
+    # outside it has paragraphs of its own, so the page-wide rule alone would take the cards
+    cards = "".join(f"<li><a href=/r{i}><img src=/r{i}.jpg alt=''>Tomato sauce number {i}</a></li>" for i in range(30))
+    notice = "<div id=about><p>" + "Our kitchen has tested recipes for home cooks since the year 2001. " * 12 + "</p></div>"
+    html = (f"<html><body><header>{menu(8)}</header><main><h1>Tomato sauces</h1><ul id=cards>{cards}</ul></main>"
+            f"{notice}</body></html>")
+    page, state, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("cards", None) is not None
+    assert page.root.get_element_by_id("menu", None) is None  # the site's menu still goes
+    assert any(e["action"] == "keep" and "main block's content" in e["reason"] for e in state.record)
+
+
+@pytest.mark.parametrize("articles, kept", [(3, True), (2, False)])
+def test_the_few_links_of_a_listed_article_item_stay(articles, kept):
+    item = ("<article><h2>Story {i}</h2><div class=info id=info{i}><a href=/s{i}>Read story {i}</a> "
+            "<a href=/a{i}>Ann Author</a></div><p>" + "A few words of summary for this story. " * 3 + "</p></article>")
+    html = (f"<html><body>{menu(6)}<section>{''.join(item.format(i=i) for i in range(articles))}</section>"
+            f"<p>{'words ' * 200}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("info0", None) is not None) is kept
+    assert page.root.get_element_by_id("menu", None) is None
+
+
 def test_a_headline_said_outside_headings_keeps_its_block():
     # a profile's name in a styled <div> (no heading says the og:title): its block of links stays
     profile = ("<div id=profile><div id=name>Ada Lovelace</div><div id=aff>Mathematician, "

@@ -23,7 +23,9 @@ such as ``$third-party`` or ``$script``:
   image inside a link that holds nothing else takes the link with it.
 * **element-hiding rules** (``##selector``) — generic ones for the page's classes and ids and
   the rest (``hidden_class_id_selectors``, the engine's generic list), site-specific ones for
-  the page URL (``url_cosmetic_resources``), minus ``#@#`` exceptions, applied as removals.
+  the page URL (``url_cosmetic_resources``), minus ``#@#`` exceptions, applied as removals — but a
+  link in running text that a rule hides (a site's ``[rel*="sponsored"]``) loses its address and
+  keeps its words, as above.
   Selectors lxml cannot run (procedural ``:has-text()``, ``:upward()``, pseudo-elements, and
   ``:is()``/``:where()``/``:has(> …)`` which cssselect mistranslates) are skipped and counted.
 
@@ -239,8 +241,14 @@ class AdsFilter(Filter):
                          threshold={"max_cosmetic_share": self.settings.max_cosmetic_share})
                 continue
             for n in matches:
-                if ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": ctx.text_len(n)},
-                              threshold={"hiding_selector": text}):
+                if n.tag == "a" and network.keeps_words(n):
+                    # a sponsored link in a sentence: hidden, it would cut the sentence; it loses its address
+                    for attr in LINK_TARGET_ATTRS:
+                        ctx.set_attr(n, attr, None)
+                    ctx.note("unlink", n, "link hidden by an ad list rule, in running text: its address dropped, "
+                             "its words kept", threshold={"hiding_selector": text})
+                elif ctx.remove(n, "hidden by an ad list rule", measured={"text_chars": ctx.text_len(n)},
+                                threshold={"hiding_selector": text}):
                     removed += 1
         return removed, skipped
 

@@ -74,6 +74,7 @@ class LinkListFilter(Filter):
                 found.append(got)
                 p.settled.update(node.iterdescendants())
         found = self._unless_the_page(found, p.body, p.stats, p.furniture, ctx)
+        found = self._unless_the_main(found, p, ctx)
         for node, measured, threshold in found:
             if node.tag in _CELL_TAGS and not s.remove_cells:
                 self._empty(node, ctx, measured, threshold)
@@ -191,6 +192,11 @@ class LinkListFilter(Filter):
         share = link_letters / letters if letters else 1.0
         if inside and share <= s.article_link_share:
             return True
+        if links <= ITEM_LINKS and node not in p.furniture and _in_listed_article(node):
+            ctx.note("keep", node, "the few links of one item in a list of <article> items (its title, author "
+                                   "or place), not a link list", measured={"links": links},
+                     threshold={"item_links": ITEM_LINKS})
+            return True
         if items.priced_links(node, links):
             ctx.note("keep", node, "links that each show a price: a shelf of products, not a link list",
                      measured={"links": links}, threshold={"priced_share": items.PRICED_SHARE})
@@ -224,6 +230,29 @@ class LinkListFilter(Filter):
                  threshold={"min_rest": need})
         return [f for f in found if f[0] in furniture]
 
+    def _unless_the_main(self, found: list, p: _Page, ctx) -> list:
+        """``found`` less the lists inside the article (or the semantic main block) when they are what
+        it holds: removing them would leave it fewer than ``min_rest`` letters, and they hold at least
+        that many (a category page's cards of recipes, a listing's titles). Removing them would leave
+        the main block empty while the page's cookie notice or footer still counts as text."""
+        need = self.settings.min_rest
+        main = p.article
+        if not need or main is None or main not in p.stats:
+            return found
+        inside = [f for f in found if f[0] in p.in_article and f[0] is not main]
+        if not inside:
+            return found
+        marked = {el for node, _, _ in inside for el in node.iter()}
+        removed = sum(p.stats[el][2] for el in marked if el in p.stats and el.getparent() not in marked)
+        rest = p.stats[main][2] - removed
+        if removed < need or rest >= need:
+            return found
+        ctx.note("keep", main, "the link lists are the main block's content: removing them would leave it "
+                               "almost no text", measured={"lists": len(inside), "list_letters": removed,
+                                                           "rest_letters": rest}, threshold={"min_rest": need})
+        keep = {id(f) for f in inside}
+        return [f for f in found if id(f) not in keep]
+
     def _link_dense(self, got) -> bool:
         """The link-list test on (links, link letters, letters), without the safety rules."""
         links, link_letters, letters = got
@@ -248,3 +277,20 @@ class LinkListFilter(Filter):
             ctx.remove(child, "content of a link-list cell", explain=False)
         if cell.text:
             ctx.set_text(cell, None)
+
+
+#: At most this many links in a block of one listed item: its title, its author, its section.
+ITEM_LINKS = 3
+#: A list of items: an element holding at least this many ``<article>`` children.
+LISTED_ARTICLES = 3
+
+
+def _in_listed_article(node: HtmlElement) -> bool:
+    """Whether ``node`` is inside an ``<article>`` that is one of a list of them (its parent holds
+    ``LISTED_ARTICLES`` or more): a listing's, a search result's or a blog index's items, each a
+    composition of its own."""
+    item = next(node.iterancestors("article"), None) if node.tag != "article" else node
+    if item is None:
+        return False
+    parent = item.getparent()
+    return parent is not None and sum(1 for c in parent if c.tag == "article") >= LISTED_ARTICLES
