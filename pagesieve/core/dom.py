@@ -175,6 +175,13 @@ def remove_keep_tail(node: HtmlElement) -> None:
     parent.remove(node)
 
 
+def lift(node: HtmlElement) -> HtmlElement:
+    """Take ``node`` out of its parent to put it elsewhere: its tail text stays where it was."""
+    remove_keep_tail(node)
+    node.tail = None
+    return node
+
+
 #: File names of spacer images (1x1 and transparent GIFs that old layouts use to hold space).
 SPACER_FILE = re.compile(r"(?:^|/)(?:spacer|blank|clear|clearpixel|pixel|transparent|trans|shim|spc|1x1|"
                          r"(?:black|white|grey|gray|clear|trans)?dot|space|empty)[-_]?\d*\.(?:gif|png)$", re.I)

@@ -233,13 +233,7 @@ def removed_links_nav(doc: Doc, ctx, s: AccessibilitySettings) -> None:
         nav.set("aria-label", REMOVED_LINKS_LABEL)
         ctx.note("label", nav, "the removed-links list labelled")
     if main is not None and (inside(nav, main) or precedes(nav, main)):
-        tail, nav.tail = nav.tail, None
-        prev = nav.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + (tail or "")
-        else:
-            nav.getparent().text = (nav.getparent().text or "") + (tail or "")
-        body.append(nav)
+        body.append(dom.lift(nav))
         ctx.note("move", nav, "the removed-links list moved after the main content")
 
 

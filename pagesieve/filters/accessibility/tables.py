@@ -112,13 +112,7 @@ def _story_cell_first(table: HtmlElement, article: HtmlElement | None) -> bool:
     cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
     if not cells or cells[0] is cell:
         return moved
-    tail, cell.tail = cell.tail, None
-    previous = cell.getprevious()
-    if previous is not None:  # the text after the cell stays where it was
-        previous.tail = (previous.tail or "") + (tail or "")
-    else:
-        row.text = (row.text or "") + (tail or "")
-    cells[0].addprevious(cell)
+    cells[0].addprevious(dom.lift(cell))  # the text after the cell stays where it was
     return True
 
 
@@ -136,13 +130,7 @@ def _spanning_columns_after(table: HtmlElement, row: HtmlElement, cell: HtmlElem
             if isinstance(c.tag, str) and c.tag in ("td", "th") and i + (dom.px(c.get("rowspan")) or 1) > at:
                 spanning.append(c)
     for c in reversed(spanning):
-        tail, c.tail = c.tail, None
-        previous = c.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + (tail or "")
-        else:
-            c.getparent().text = (c.getparent().text or "") + (tail or "")
-        cell.addnext(c)
+        cell.addnext(dom.lift(c))
     return bool(spanning)
 
 
