@@ -67,7 +67,10 @@ WHO = ("<table id=t><tr><td colspan=6 height=2></td></tr><tr><td colspan=4><b>WH
     ("<table id=t>" + "".join(f"<tr><td><a href=/{i}>Page {i}</a></td><td><a href=/x{i}>More {i}</a></td></tr>"
                              for i in range(6)) + "</table>", False),
     ("<table id=t><tr><td>Size</td><td>12</td></tr><tr><td>Weight</td><td>3 kg</td></tr></table>", False),
-    ("<table id=t>" + "<tr><td><p>Size</p></td><td>12</td></tr>" * 5 + "</table>", False),
+    ("<table id=t>" + "<tr><td><ul><li>Size</li></ul></td><td>12</td></tr>" * 5 + "</table>", False),
+    # a header row whose cells centre their labels in a <div>
+    ("<table id=t><tr><td><div align=center><b>Tactic</b></div></td><td><div><b>Skilled</b></div></td></tr>"
+     + "<tr><td>Active listening: summarizing</td><td>7.5</td></tr>" * 5 + "</table>", True),
 ])
 def test_a_grid_of_short_values_is_a_data_table(table, data):
     root = lxml.html.fromstring(f"<html><body>{table}</body></html>")

@@ -318,7 +318,8 @@ def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -
 
 #: A cell of a grid of values holds at most this many characters (a label, a figure, a short phrase).
 VALUE_CELL_CHARS = 80
-_CELL_BLOCKS = ("div", "p", "ul", "ol", "dl", "table", "form", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote")
+#: What a cell of values never holds (a ``<div>`` or ``<p>`` around a short value only aligns it).
+_CELL_BLOCKS = ("ul", "ol", "dl", "table", "form", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote")
 
 
 def _value_grid(rows: list, min_rows: int) -> bool:
