@@ -182,6 +182,11 @@ def test_postgres_stopped_and_restarted_mid_run(deployment):
     try:
         with client(bal, CAROL, limits=httpx.Limits(max_keepalive_connections=0)) as c:
             took = wait_for(lambda: c.get(SETTINGS).status_code == 503, "settings page 503 while PostgreSQL is down")
+            # each instance learns it on its own next read of the database: wait for every one of them
+            # before asking through the balancer, which may pick one that has not read it yet
+            for p in deployment.instances:
+                with client(p.url, CAROL) as direct:
+                    wait_for(lambda d=direct: d.get(SETTINGS).status_code == 503, f"settings page 503 on {p.url}")
             for _ in range(2 * N):
                 r = c.get(SETTINGS)
                 assert r.status_code == 503 and "cannot be reached" in r.text and "Nothing was changed" in r.text
