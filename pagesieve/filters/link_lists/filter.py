@@ -213,8 +213,8 @@ class LinkListFilter(Filter):
         content = [f for f in found if f[0] not in furniture]
         if not need or not content:
             return found
-        def outermost(marked: set) -> int:  # letters of the marked subtrees, each counted once
-            return sum(stats[el][2] for el in marked if el in stats and el.getparent() not in marked)
+        def outermost(marked: set) -> int:
+            return _outermost_letters(stats, marked)
 
         in_furniture = outermost(furniture)
         gone = set(furniture)
@@ -243,7 +243,7 @@ class LinkListFilter(Filter):
         if not inside:
             return found
         marked = {el for node, _, _ in inside for el in node.iter()}
-        removed = sum(p.stats[el][2] for el in marked if el in p.stats and el.getparent() not in marked)
+        removed = _outermost_letters(p.stats, marked)
         rest = p.stats[main][2] - removed
         if removed < need or rest >= need:
             return found
@@ -294,3 +294,8 @@ def _in_listed_article(node: HtmlElement) -> bool:
         return False
     parent = item.getparent()
     return parent is not None and sum(1 for c in parent if c.tag == "article") >= LISTED_ARTICLES
+
+
+def _outermost_letters(stats: dict, marked: set) -> int:
+    """Letters of the marked subtrees, each counted once (a list may wrap a menu: its letters are the menu's)."""
+    return sum(stats[el][2] for el in marked if el in stats and el.getparent() not in marked)
