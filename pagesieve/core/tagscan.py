@@ -1,0 +1,287 @@
+"""The most attributes on one start tag of a page, counted before the page is parsed.
+
+libxml2's HTML parser (and lexbor's, which reads pages the HTML5 way) checks each attribute of a
+tag against every earlier one: the work grows with the square of a tag's attributes (an ``<img>``
+with 80,000 attributes, 709 KB, kept libxml2 busy for 19 s and lexbor for 28 s). Counting them
+first, in one linear pass, lets the page be refused before that work starts
+(:func:`pagesieve.engine.document.parse`).
+
+The count follows HTML's tokenizer (WHATWG HTML §13.2.5): a ``>`` inside a quoted value ends no
+tag, ``/`` between attributes and attributes without values count, duplicates count (the parser
+compares them all the same); comments (``<!-- -->``, ``--!>``, ``<!-->``), doctypes, ``<?...>`` and
+other bogus comments hold no tags; the content of ``script`` (with its ``<!--``/``<script>``
+escapes), ``style``, ``xmp``, ``iframe``, ``noembed``, ``noframes``, ``title`` and ``textarea`` is
+text up to its own end tag, and everything after ``<plaintext>`` is text. End tags are read
+through (their quoted values hide a ``>`` too) but their attributes are not counted (both parsers
+drop them without comparing); a tag cut off by the end of the page is no tag. ``<noscript>``'s
+content is counted as markup: libxml2 and lexbor (scripting off) both parse it so.
+
+Two readings are counted and the larger is the answer. libxml2 reads every page without SVG or
+MathML: the raw-text elements above are raw text wherever they are. A browser, and lexbor when a
+page is read again the HTML5 way, reads ``<style>`` or ``<script>`` inside ``<svg>``/``<math>`` as
+markup and ``<![CDATA[...]]>`` there as text; the second reading (run only when the first met an
+``<svg>`` or ``<math>`` start tag: before one the two are the same) keeps a depth of open
+``svg``/``math`` start tags, less their end tags, and honours the raw-text elements only at depth 0
+(it starts at that first tag: before it, it is the first reading).
+What neither reading follows is the tree builder's insertion modes (a ``<style>`` a browser ignores
+inside ``<select>`` is raw text here): a page built on such a difference can hide a long tag from
+the count, and is then bounded by the worker's time limit, as every page was before.
+
+Two implementations give the same answer: :func:`py_scan` here (string searches and
+backtracking-free regular expressions, linear), and the compiled one in
+:mod:`pagesieve.core._tagscan` (one pass in C, about 25 times faster), used where it is built
+(see :mod:`pagesieve.core.measure`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pagesieve.core import measure
+
+#: Elements whose content is text up to their own end tag (RAWTEXT and RCDATA; ``script`` apart).
+RAW_TEXT = ("style", "xmp", "iframe", "noembed", "noframes", "title", "textarea")
+#: Elements whose start tag opens foreign content (SVG, MathML) in a browser.
+FOREIGN = ("svg", "math")
+
+_SPACE = "\t\n\f\r "
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SPACES = re.compile(r"[\t\n\f\r ]*")
+_TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
+_ATTR_NAME = re.compile(r"[^\t\n\f\r />=]*")
+_UNQUOTED = re.compile(r"[^\t\n\f\r >]*")
+#: The end tag of each raw-text element: its name (ASCII letters in any case) then a space, / or >.
+_RAW_END = {name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.I | re.A) for name in (*RAW_TEXT, "script")}
+#: What changes the state inside a script (WHATWG HTML §13.2.5.15-13.2.5.31, script data and its
+#: escaped and double-escaped states): ``<!--``, ``-->``, ``</script`` and ``<script`` (then a space, / or >).
+_SCRIPT_TOKEN = re.compile(r"<!--|-->|<(/?)script(?=[\t\n\f\r />])", re.I | re.A)
+
+# The attribute states of a tag (WHATWG HTML §13.2.5.32-13.2.5.40).
+_BEFORE_NAME, _AFTER_NAME, _BEFORE_VALUE, _AFTER_QUOTED, _SELF_CLOSING = range(5)
+
+
+def py_scan(text: str, foreign: bool, start: int = 0) -> tuple[int, int, int]:
+    """(most attributes on one start tag, the offset of its ``<`` (the first such tag; -1 when no
+    tag has one), the offset of the first start tag that opens SVG or MathML, or -1) for one reading
+    of ``text`` from ``start`` (where the data state is): ``foreign`` the browser's (see the module
+    doc), else libxml2's."""
+    n = len(text)
+    best, at, saw, depth = 0, -1, -1, 0
+    no_close_from = n + 1  # no "-->" at or after this offset (a search that failed is not repeated)
+    i = start
+    while True:
+        i = text.find("<", i)
+        if i < 0 or i + 1 >= n:
+            return best, at, saw
+        c = text[i + 1]
+        if c in _ASCII_LETTERS:  # a start tag
+            j = _past(_TAG_NAME, text, i + 2)
+            end, count, self_closing = _tag(text, j, n, _AFTER_QUOTED)
+            if end < 0:
+                return best, at, saw
+            if count > best:
+                best, at = count, i
+            name = _name(text, i + 1, j)
+            if name in FOREIGN:
+                if saw < 0:
+                    saw = i
+                if foreign and not self_closing:
+                    depth += 1
+            elif depth == 0 and name:
+                end = _raw_text_end(text, name, end, n)
+                if end < 0:
+                    return best, at, saw
+            i = end
+        elif c == "/":
+            if i + 2 >= n:
+                return best, at, saw
+            if text[i + 2] in _ASCII_LETTERS:  # an end tag: read through, not counted
+                j = _past(_TAG_NAME, text, i + 3)
+                end = _tag(text, j, n, _AFTER_QUOTED)[0]
+                if end < 0:
+                    return best, at, saw
+                if depth and _name(text, i + 2, j) in FOREIGN:
+                    depth -= 1
+                i = end
+            elif text[i + 2] == ">":
+                i += 3
+            else:  # a bogus comment, to the next >
+                i = text.find(">", i + 2)
+                if i < 0:
+                    return best, at, saw
+                i += 1
+        elif c == "!":
+            i, no_close_from = _declaration_end(text, i, n, depth > 0, no_close_from)
+            if i < 0:
+                return best, at, saw
+        elif c == "?":
+            i = text.find(">", i + 2)
+            if i < 0:
+                return best, at, saw
+            i += 1
+        else:
+            i += 1
+
+
+def _declaration_end(text: str, i: int, n: int, foreign: bool, no_close_from: int) -> tuple[int, int]:
+    """After the ``<!`` at ``i`` (a comment, CDATA in foreign content, a doctype or a bogus comment):
+    (the offset after it, or -1 when the text ends inside it; ``no_close_from`` updated)."""
+    if text.startswith("--", i + 2):
+        p = i + 4
+        if text.startswith(">", p):
+            return p + 1, no_close_from
+        if text.startswith("->", p):
+            return p + 2, no_close_from
+        close = text.find("-->", p) if p < no_close_from else -1
+        if close < 0:
+            no_close_from = min(no_close_from, p)
+        bang = text.find("--!>", p, close + 3 if close >= 0 else n)
+        if bang >= 0:
+            return bang + 4, no_close_from
+        return (close + 3 if close >= 0 else -1), no_close_from
+    if foreign and text.startswith("[CDATA[", i + 2):
+        end = text.find("]]>", i + 9)
+        return (end + 3 if end >= 0 else -1), no_close_from
+    end = text.find(">", i + 2)  # a doctype or a bogus comment: both end at the next >
+    return (end + 1 if end >= 0 else -1), no_close_from
+
+
+def _past(pattern: re.Pattern, text: str, i: int) -> int:
+    """The offset after what ``pattern`` (which matches the empty string too) matches at ``i``."""
+    m = pattern.match(text, i)
+    return m.end() if m else i
+
+
+def _name(text: str, start: int, end: int) -> str:
+    """The tag name at ``text[start:end]`` in lower case when it may be one the scan cares about
+    (ASCII letters only, at most 9), else ""."""
+    if end - start > 9:
+        return ""
+    name = text[start:end]
+    return name.lower() if name.isascii() else ""
+
+
+def _tag(text: str, i: int, n: int, state: int) -> tuple[int, int, bool]:
+    """Read a tag's attributes from ``i`` (just after its name): (the offset after its ``>``, or -1
+    when the page ends first; the attributes; whether it ended in ``/>``)."""
+    count = 0
+    while True:
+        if state == _BEFORE_NAME:
+            i = _past(_SPACES, text, i)
+            if i >= n:
+                return -1, count, False
+            if text[i] in "/>":
+                state = _AFTER_NAME
+            else:
+                count += 1
+                i = _past(_ATTR_NAME, text, i + 1)
+                state = _AFTER_NAME
+        elif state == _AFTER_NAME:
+            i = _past(_SPACES, text, i)
+            if i >= n:
+                return -1, count, False
+            c = text[i]
+            if c == "/":
+                i, state = i + 1, _SELF_CLOSING
+            elif c == "=":
+                i, state = i + 1, _BEFORE_VALUE
+            elif c == ">":
+                return i + 1, count, False
+            else:
+                count += 1
+                i = _past(_ATTR_NAME, text, i + 1)
+        elif state == _BEFORE_VALUE:
+            i = _past(_SPACES, text, i)
+            if i >= n:
+                return -1, count, False
+            c = text[i]
+            if c == '"' or c == "'":
+                i = text.find(c, i + 1)
+                if i < 0:
+                    return -1, count, False
+                i, state = i + 1, _AFTER_QUOTED
+            elif c == ">":
+                return i + 1, count, False
+            else:
+                i = _past(_UNQUOTED, text, i)
+                if i >= n:
+                    return -1, count, False
+                if text[i] == ">":
+                    return i + 1, count, False
+                i, state = i + 1, _BEFORE_NAME
+        elif state == _AFTER_QUOTED:
+            if i >= n:
+                return -1, count, False
+            c = text[i]
+            if c in _SPACE:
+                i, state = i + 1, _BEFORE_NAME
+            elif c == "/":
+                i, state = i + 1, _SELF_CLOSING
+            elif c == ">":
+                return i + 1, count, False
+            else:
+                state = _BEFORE_NAME
+        else:  # _SELF_CLOSING
+            if i >= n:
+                return -1, count, False
+            if text[i] == ">":
+                return i + 1, count, True
+            state = _BEFORE_NAME
+
+
+def _raw_text_end(text: str, name: str, i: int, n: int) -> int:
+    """Where markup starts again after the start tag ``name`` ending at ``i``: after its end tag
+    when it is a raw-text element, ``n`` after ``<plaintext>``, ``i`` for any other element; -1 when
+    the page ends inside it."""
+    if name == "plaintext":
+        return n
+    if name == "script":
+        i = _script_end(text, i)
+    elif name in _RAW_END:
+        m = _RAW_END[name].search(text, i)
+        i = m.end() if m else -1
+    else:
+        return i
+    return -1 if i < 0 else _tag(text, i, n, _AFTER_QUOTED)[0]
+
+
+def _script_end(text: str, i: int) -> int:
+    """The offset just after ``</script`` that ends the script whose content starts at ``i``, or -1."""
+    escaped = double = False
+    while True:
+        m = _SCRIPT_TOKEN.search(text, i)
+        if m is None:
+            return -1
+        token = m.group(0)
+        if token == "<!--":
+            escaped = escaped or not double
+            i = m.start() + 2  # its dashes may start "-->" (``<!-->``)
+        elif token == "-->":
+            escaped = double = False
+            i = m.end()
+        elif m.group(1):  # </script
+            if not double:
+                return m.end()
+            double, i = False, m.end() + 1
+        else:  # <script
+            if escaped and not double:
+                double = True
+                i = m.end() + 1
+            else:
+                i = m.end()
+
+
+def most_attributes(text: str) -> tuple[int, int]:
+    """(most attributes on one start tag of ``text``, the offset of that tag's ``<``, -1 when no tag
+    has any), the larger of the two readings (see the module doc)."""
+    scan = _SCAN
+    best, at, saw = scan(text, False, 0)
+    if saw >= 0:  # the browser's reading differs from the first <svg> or <math> on
+        other, where, _ = scan(text, True, saw)
+        if other > best:
+            best, at = other, where
+    return best, at
+
+
+#: The scan in use: the compiled one where it is built (and PAGESIEVE_PURE_PYTHON is not set).
+_SCAN = measure.TAGSCAN.scan if measure.TAGSCAN is not None else py_scan
