@@ -1,0 +1,158 @@
+"""The count of attributes per start tag before parsing (pagesieve.core.tagscan): the compiled scan and
+the Python one give the same answer on every kind of markup, it counts what the parsers will build,
+and a page over the limit is refused before it is parsed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pagesieve.core import tagscan
+from pagesieve.core.errors import UnparsableError
+from pagesieve.engine import document
+from tests.conftest import EXTRACTION
+
+try:
+    from pagesieve.core._tagscan import scan as compiled_scan
+except ImportError:  # not built here
+    compiled_scan = None
+
+compiled = pytest.mark.skipif(compiled_scan is None, reason="the compiled scan is not built (setup.py build_ext)")
+
+#: (markup, most attributes in libxml2's reading, in the browser's): hand-checked against the tokenizer's states.
+HOSTILE = [
+    ('<img a0=">" a1=">" a2>', 3, 3),  # a > inside a quoted value ends no tag
+    ("<img a='>' b c>", 3, 3),
+    ('<img a="x', 0, 0),  # an unclosed quote: the page ends inside the tag, which is no tag
+    ("<img a b", 0, 0),
+    ("<!-- <img a b c> --><p x>", 1, 1),  # comments hold no tags
+    ("<!--> <img a b> -->", 2, 2),  # ... but "<!-->" is a whole (empty) comment
+    ("<!---> <img a b c> -->", 3, 3),
+    ("<!-- a --!> <img a b>", 2, 2),
+    ('<script>"<img a b c>"</script><p x>', 1, 1),  # script content is text
+    ("<script><!--<script></script><img a b c></script><p x y>", 2, 2),  # a double-escaped script goes on
+    ("<script><!-- <script> --> <i a b c> </script>", 0, 0),
+    ('<script>x</script a="</script>"><img a b>', 2, 2),  # an end tag's quoted value hides a > too
+    ("<SCRIPT>x</ScRiPt\t><b a b>", 2, 2),
+    ("<title><img a b></TITLE ><i a b c>", 3, 3),
+    ("<textarea><b a b c></textarea/>", 0, 0),
+    ("<style>p{}</style x><b a b c>", 3, 3),
+    ("<p><plaintext><img a b>", 0, 0),  # the rest is text
+    ("<noscript><img a b c></noscript>", 3, 3),  # libxml2 and lexbor (scripting off) parse it as markup
+    ("<img a/b/c>", 3, 3),  # / between attributes
+    ("<img a b c/>", 3, 3),
+    ("<img a=1 a=2 a=3>", 3, 3),  # duplicates are compared all the same
+    ('<img a="x"b c>', 3, 3),
+    ("<img ==x y>", 2, 2),
+    ("</p a b c d e><i a>", 1, 1),  # end tags' attributes are not counted
+    ('<!doctype html "<img a b c>"><p a>', 1, 1),  # a doctype ends at its first >
+    ("<?php <img a b c> ?><p a>", 1, 1),
+    ("x < y > <z a b>", 2, 2),
+    ("<svg><style><img a b c d></style></svg>", 0, 4),  # inside SVG a browser reads <style> as markup
+    ("<svg/><style><img a b c></style>", 0, 0),
+    ("<math><svg></svg><style><i a b></style></math>", 0, 2),
+    ("<svg><![CDATA[ > <img a b c> ]]></svg><p q>", 3, 1),  # CDATA only in foreign content
+    ("<p><![CDATA[ x > <img a b c> ]]>", 3, 3),
+]
+
+
+def scans():
+    out = [tagscan.py_scan]
+    if compiled_scan is not None:
+        out.append(compiled_scan)
+    return out
+
+
+@pytest.mark.parametrize("markup,libxml2,browser", HOSTILE)
+def test_hostile_markup_counts_as_the_tokenizer_reads_it(markup, libxml2, browser):
+    for scan in scans():
+        assert scan(markup, False, 0)[0] == libxml2, (scan, markup)
+        saw = scan(markup, False, 0)[2]
+        assert (scan(markup, True, saw)[0] if saw >= 0 else libxml2) == browser, (scan, markup)
+    assert tagscan.most_attributes(markup)[0] == max(libxml2, browser)
+
+
+@pytest.mark.parametrize("markup,libxml2,browser", HOSTILE)
+def test_the_count_is_never_below_what_the_parsers_build(markup, libxml2, browser):
+    """libxml2's tree (and lexbor's, where the page is read the HTML5 way) holds no element with more
+    attributes than the count (fewer where duplicates were dropped)."""
+    page = document.parse(markup.encode(), declared_html=True)
+    built = max(len(el.attrib) for el in page.root.iter() if isinstance(el.tag, str))
+    assert built <= tagscan.most_attributes(markup)[0], markup
+
+
+@compiled
+def test_both_scans_agree_on_random_markup():
+    rng = random.Random(7)
+    pieces = ["<", ">", "/", '"', "'", "=", " ", "\n", "-", "!", "?", "a", "B", "script", "style", "svg", "math",
+              "</svg>", "<!--", "-->", "--!>", "[CDATA[", "]]>", "title", "é", "\u4e2d", "\U0001f600"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        for foreign in (False, True):
+            assert compiled_scan(text, foreign, 0) == tagscan.py_scan(text, foreign, 0), (text, foreign)
+
+
+def corpus_texts(per_corpus: int | None):
+    rng = random.Random(5)
+    for corpus in sorted(EXTRACTION.glob("*/pages")):
+        found = sorted(corpus.glob("*.html"))
+        for path in found if per_corpus is None else rng.sample(found, min(per_corpus, len(found))):
+            data = path.read_bytes()
+            encoding, text = document._detect(data, None)
+            yield path, document.clean_text(text if text is not None else data.decode(encoding, errors="replace"))
+
+
+def assert_agree_on_corpus(per_corpus: int | None) -> None:
+    seen = 0
+    for path, text in corpus_texts(per_corpus):
+        for foreign in (False, True):
+            assert compiled_scan(text, foreign, 0) == tagscan.py_scan(text, foreign, 0), (path, foreign)
+        assert tagscan.most_attributes(text)[0] <= document.MAX_ATTRIBUTES, path  # no real page is refused
+        seen += 1
+    if not seen:
+        pytest.skip(f"no corpus pages under {EXTRACTION}")
+
+
+@compiled
+def test_both_scans_agree_on_a_sample_of_every_corpus():
+    assert_agree_on_corpus(6)
+
+
+@compiled
+@pytest.mark.slow
+def test_both_scans_agree_on_every_corpus_page():
+    assert_agree_on_corpus(None)
+
+
+def many(n: int, quoted: bool = False) -> str:
+    return " ".join(f'a{i}=">"' if quoted else f"a{i}" for i in range(n))
+
+
+@pytest.mark.parametrize("body,refused", [
+    (f"<p>story</p><img {many(document.MAX_ATTRIBUTES)}>", False),
+    (f"<p>story</p><img {many(document.MAX_ATTRIBUTES + 1)}>", True),
+    (f"<p>story</p><img {many(document.MAX_ATTRIBUTES + 1, quoted=True)}>", True),
+    (f"<p>story</p><noscript><img {many(document.MAX_ATTRIBUTES + 1)}></noscript>", True),
+    (f"<p>story</p><svg><style><img {many(document.MAX_ATTRIBUTES + 1)}></style></svg>", True),
+    (f"<p>story</p><script>'<img {many(document.MAX_ATTRIBUTES + 1)}>'</script>", False),
+    (f"<p>story</p><!-- <img {many(document.MAX_ATTRIBUTES + 1)}> -->", False),
+])
+def test_a_tag_over_the_limit_refuses_the_page_before_parsing(body, refused):
+    data = f"<!doctype html><html><head><title>t</title></head><body>{body}</body></html>".encode()
+    if refused:
+        with pytest.raises(UnparsableError, match=f"a tag with {document.MAX_ATTRIBUTES + 1} attributes "
+                                                  f"\\(more than {document.MAX_ATTRIBUTES}\\)") as err:
+            document.parse(data)
+        assert err.value.reason == "unparsable"
+    else:
+        assert "story" in document.parse(data).body.text_content()
+
+
+def test_a_body_tag_inside_a_script_is_not_parsed_for_its_attributes():
+    """The second-<body> merge finds "<body" with a regular expression, in scripts too: one with
+    80,000 attributes there took 3.4 s to read; it is skipped, the real second tag still counts."""
+    data = (f"<body><p>story</p><script>'<body {many(80_000)}>'</script><body bgcolor=red>").encode()
+    page = document.parse(data)
+    assert dict(page.body.attrib) == {"bgcolor": "red"}
+    assert "a79999" in page.body.find("script").text  # the script's text, as it was
