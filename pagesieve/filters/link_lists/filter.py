@@ -103,7 +103,7 @@ class LinkListFilter(Filter):
         near: set[HtmlElement] = set()
         if headline is not None:
             holds_grid.update(headline.iterancestors())
-            near = bylines(headline, stats, s) - furniture
+            near = bylines(headline, stats, s, body, furniture)
         return _Page(body, stats, article, protected, furniture, grids, under, holds_grid, near,
                      stats.get(body, (0, 0, 0))[2])
 
