@@ -604,6 +604,17 @@ def test_the_story_cell_is_the_one_with_the_most_prose_not_a_box_found_first():
     assert order == ["art", "box"]
 
 
+def test_a_drop_down_of_many_options_beside_the_story_is_not_its_prose():
+    # a side column's stock picker lists hundreds of company names: words, but no one reads them as text
+    options = "".join(f"<option>Company number {i} Limited</option>" for i in range(300))
+    html = (f"<html><body><table><tr><td id=art><p>{STORY}</p><p>{STORY}</p></td>"
+            f"<td id=side><form><select>{options}</select><textarea>Your question</textarea></form>"
+            "<p>Stock updates on your handset</p></td></tr></table></body></html>")
+    page, _ = with_article(html)
+    order = [el.get("id") for el in page.root.iter() if el.get("id") in ("art", "side")]
+    assert order == ["art", "side"]
+
+
 def test_a_floated_layout_table_keeps_floating_as_a_block():
     html = ("<html><body><div><table id=t align=right width=141><tr><td><a href=/x>Offer</a> of the day</td></tr>"
             f"</table><p>{STORY}</p><p>{STORY}</p></div></body></html>")
