@@ -307,6 +307,18 @@ def test_a_dated_menu_beside_the_headline_in_a_nav_still_goes():
     assert page.root.get_element_by_id("archive", None) is None
 
 
+@pytest.mark.parametrize("href, kept", [("/uploads/2019/11/concept-{i}.jpg", True),  # opens the picture
+                                        ("/gallery/concept-{i}/", False)])          # opens another page
+def test_a_gallery_of_thumbnails_opening_their_pictures_stays(href, kept):
+    thumbs = "".join(f'<dl><dt><a href="{href.format(i=i)}"><img src=/t{i}-200x200.jpg width=200 height=200 alt=""></a>'
+                     f"</dt></dl>" for i in range(6))
+    html = (f"<html><body>{menu(6)}<div class=post><p>{para(900)}</p><div id=gallery class=gallery>{thumbs}</div>"
+            f"</div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("gallery", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()  # the menu still goes
+
+
 def test_a_byline_like_block_in_the_footer_still_goes():
     html = (f"<html><head><title>The story</title></head><body><h1>The story</h1><p>{para(800)}</p>"
             f"<div id=footer>© 2012 <a href=/a>About</a> <a href=/p>Privacy</a></div></body></html>")

@@ -62,6 +62,9 @@ contents were removed as link lists) is recognised by general signals, never by 
   comments</a>") and stays, unless it is navigation or in a landmark by its markup; one named like
   page furniture only when it is the headline's own neighbour (a post's "entry-header", not a
   footer's "© 2012" further down);
+* **gallery** — a block whose links each show a picture and open a picture file (the full-size
+  picture of a thumbnail), with no words of their own, is the story's gallery: its links lead to
+  pictures, not to other pages;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) or to the pages under it (``/docs/auth`` → ``/docs/auth/apple``:
   a documentation section's index of its sub-pages, a category's list of its items) is the
