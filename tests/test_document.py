@@ -310,6 +310,9 @@ def test_a_declared_html_page_with_nul_bytes_is_html():
     b'<html lang=en /><head><title>t</title></head><body><p>body text</p></body></html>',
     b"<html><head><title>t</title><my-widget>body text</my-widget></head><body><p>more</p></body></html>",
     b'<html><head><title>t</title><met<meta charset="x">a name="body text"></head><body><p>more</p></body></html>',
+    # a quoted value that runs over "> <meta" and a tag ending "/>": libxml2 ended the document there
+    b'<html xmlns="http://www.w3.o> \n<meta http-equiv="Content-Type" content="text/html" />\n'
+    b'<body><p>body text</p></body></html>',
 ])
 def test_what_a_browser_shows_in_the_body_is_in_the_body(html):
     page = parse(html)

@@ -28,14 +28,25 @@ def has_alternative(img: HtmlElement) -> bool:
     return figure is not None and any(dom.text_of(c) for c in figure.iter("figcaption"))
 
 
+def opens_picture(link: HtmlElement) -> bool:
+    """Whether the link ``link`` leads to a picture file (the full-size picture of a thumbnail), not a page."""
+    return urlsplit((link.get("href") or "").strip()).path.lower().endswith(_PICTURE_FILE)
+
+
+def gallery(node: HtmlElement, min_links: int = 2) -> bool:
+    """Whether ``node``'s links (``min_links`` or more) each show a picture and open a picture file, with no
+    words of their own: the story's gallery of thumbnails, not a list of links to other pages."""
+    links = [a for a in node.iter("a") if a.get("href") is not None]
+    return len(links) >= min_links and all(
+        opens_picture(a) and next(a.iter("img"), None) is not None and not dom.text_len(a) for a in links)
+
+
 def story_picture(img: HtmlElement, min_px: int) -> bool:
     """Whether ``img`` is a picture set in the story: not inside a link to another page (a link to a
     picture file is the picture's own) and without a declared width or height under ``min_px``."""
     link = next((a for a in img.iterancestors("a") if a.get("href") is not None), None)
-    if link is not None:
-        path = urlsplit(link.get("href", "").strip()).path.lower()
-        if not path.endswith(_PICTURE_FILE):
-            return False
+    if link is not None and not opens_picture(link):
+        return False
     for attr in ("width", "height"):
         size = dom.px(img.get(attr))
         if size is not None and size < min_px:

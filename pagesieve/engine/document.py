@@ -24,7 +24,7 @@ proxy then serves it as it is) — never a silently shortened tree:
   the body with what follows it, as a browser puts it.
 * What libxml2 leaves after ``</body>`` goes into the body. After ``</html>`` (and after an
   ``<html .../>`` written as if it closed itself) it drops everything that follows, so such a page
-  is read by the HTML5 tree builder.
+  is read by the HTML5 tree builder; so is any page whose body libxml2 leaves empty.
 * Inside SVG and MathML a browser parses ``<style>``, ``<title>``, ``<noscript>``… as markup (an
   ``<img onerror>`` there is a live element); libxml2 reads their content as text. A page where
   such content holds markup is read by the HTML5 tree builder.
@@ -214,7 +214,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     refuse_long_tags(text)
     root = _parse_text(text)
     if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _SELF_CLOSED_HTML.search(text)
-            or _foreign_markup(root)):
+            or _foreign_markup(root) or _bodiless(root)):
         html5 = LexborHTMLParser(text).html or ""
         refuse_long_tags(html5)  # the tree lexbor built, as libxml2 will read it
         root = _parse_text(html5)
@@ -306,6 +306,15 @@ RAW_TEXT_TAGS = ("style", "script", "title", "textarea", "xmp", "iframe", "noemb
 _FOREIGN_RAW = etree.XPath("(//svg | //math)//*[self::style or self::script or self::title or self::textarea "
                            "or self::xmp or self::iframe or self::noembed or self::noframes or self::noscript]"
                            "[contains(., '<')]")
+
+
+def _bodiless(root: HtmlElement) -> bool:
+    """Whether libxml2's tree has nothing in its body: it ended the document early (an ``<html>`` tag
+    whose quoted attribute runs over ``>`` and ``<`` and ends in ``/>``, which the pattern above cannot
+    see) or the page has no body at all. Either way the HTML5 tree builder's reading is the browser's,
+    and it costs little on a page this empty."""
+    body = root.find("body")
+    return body is None or (len(body) == 0 and not (body.text or "").strip())
 
 
 def _foreign_markup(root: HtmlElement) -> bool:

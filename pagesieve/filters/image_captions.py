@@ -16,7 +16,10 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   ``max_caption_share`` of the article's text (an image loose in the story body itself), its text is
   the article, not a caption; then only figcaption, alt and title count.
 * **No caption** (no word character in any of them): "if an image has no caption, it is a
-  non-article image" — removed unless ``keep_uncaptioned``.
+  non-article image" — removed unless ``keep_uncaptioned``, or, with ``keep_story_pictures``, unless it
+  is set in the story (not a link to another page, not declared a thumbnail): a tutorial's step
+  screenshots and a post's photos between its paragraphs often have no caption and no ``alt``, and
+  nothing then says they are about something else.
 * **Similarity**: named entities (people, places, organisations) of the caption and of the article
   text (without the candidates' caption blocks, and only its first ``max_article_chars``
   characters) become frequency vectors, normalised, compared by cosine. A caption with fewer than
@@ -132,8 +135,9 @@ class ImageCaptionSettings:
     # product). Measured with benchmarks/see.py (pictures of the story lost, declutter and reader).
     keep_story_pictures: bool = setting(
         True, "Keep every picture set in the story itself (not a link to another page, not a thumbnail) that "
-              "says what it shows (alt text, title or a figure caption), whatever its caption names; "
-              "linked pictures, thumbnails and pictures without such a text are judged by their captions.",
+              "says what it shows (alt text, title or a figure caption), whatever its caption names, or that has "
+              "no caption at all; linked pictures, thumbnails and captioned pictures without such a text are "
+              "judged by their captions.",
         group="advanced", scope="user")
     story_picture_px: int = setting(
         100, "A picture declared narrower or shorter than this (pixels) is a thumbnail, judged by its caption.",
@@ -192,6 +196,13 @@ class ImageCaptionsFilter(Filter):
             cand = self._candidate(img, article, article_chars, removed.get(img, ""))
             if cand.caption:
                 candidates.append(cand)
+            elif s.keep_story_pictures and story_picture(img, s.story_picture_px):
+                # Nothing on the page says what it shows, so nothing says it is about something else: a
+                # step's screenshot, a photo between the story's paragraphs (accessibility describes it
+                # or marks it decorative for screen readers).
+                if ctx.explaining("keep"):
+                    ctx.note("keep", img, "a picture set in the story without any caption: nothing to judge it by",
+                             threshold={"story_picture_px": s.story_picture_px})
             elif not s.keep_uncaptioned:
                 remove.append((img, "image without caption (paper: a non-article image)",
                                {"caption_chars": 0}, {"keep_uncaptioned": False}))

@@ -253,6 +253,21 @@ def test_no_heading_gets_the_title_as_h1():
     assert page.root.find(".//h1") is None
 
 
+@pytest.mark.parametrize("headline, marked", [
+    ("<p><font class=big><strong id=said>More Britons in blood scandal</strong></font><br>13:30, Jan 10</p>", True),
+    ("<p><a href=/story><b id=said>More Britons in blood scandal</b></a></p>", False),  # a link is not the headline
+    ("<p><b id=said>Weather today</b></p>", False),  # not the title's words
+])
+def test_a_headline_set_as_bold_text_becomes_the_heading_without_a_second_title(headline, marked):
+    # a heading added from the title would say the headline twice and push the story down the screen
+    html = (f"<html><head><title>icStaines - More Britons in blood scandal</title></head><body>"
+            f"<div id=art>{headline}<p>{STORY}</p><p>{STORY}</p></div></body></html>")
+    page, _ = with_article(html)
+    said = by_id(page, "said")
+    assert (said.get("role"), said.get("aria-level")) == (("heading", "1") if marked else (None, None))
+    assert (page.root.find(".//h1") is None) is marked
+
+
 @pytest.mark.parametrize("url", [URL, None])
 def test_a_title_made_up_here_is_not_shown_as_the_pages_heading(url):
     # no <title> and no heading: the title is made from the address (or "Untitled page") for the tab and
@@ -602,6 +617,17 @@ def test_the_story_cell_is_the_one_with_the_most_prose_not_a_box_found_first():
     page, _ = with_article(html)
     order = [el.get("id") for el in page.root.iter() if el.get("id") in ("box", "art")]
     assert order == ["art", "box"]
+
+
+def test_a_drop_down_of_many_options_beside_the_story_is_not_its_prose():
+    # a side column's stock picker lists hundreds of company names: words, but no one reads them as text
+    options = "".join(f"<option>Company number {i} Limited</option>" for i in range(300))
+    html = (f"<html><body><table><tr><td id=art><p>{STORY}</p><p>{STORY}</p></td>"
+            f"<td id=side><form><select>{options}</select><textarea>Your question</textarea></form>"
+            "<p>Stock updates on your handset</p></td></tr></table></body></html>")
+    page, _ = with_article(html)
+    order = [el.get("id") for el in page.root.iter() if el.get("id") in ("art", "side")]
+    assert order == ["art", "side"]
 
 
 def test_a_floated_layout_table_keeps_floating_as_a_block():

@@ -378,18 +378,22 @@ def test_captions_removed_by_main_content_still_judge_their_images():
 def test_pictures_set_in_the_story_stay_whatever_their_captions_say():
     """By default only linked pictures, thumbnails and pictures that say nothing of themselves are
     judged: the story's own pictures (not a link elsewhere, not declared small, with a text
-    alternative) stay, even uncaptioned or captioned with other names."""
+    alternative) stay, even captioned with other names, and so do the story's pictures that have no
+    caption at all (a tutorial's step screenshots)."""
     story = page_with().replace('<p id=bare-p><img id=bare src=photo-2.jpg></p>',
                                 '<p id=bare-p><img id=bare src=photo-2.jpg alt="The flooded square"></p>'
                                 '<p><a id=full href=/photos/big.JPG><img id=zoom src=photo-3.jpg title=Zoom></a></p>'
                                 '<p><img id=thumb src=thumb.jpg width=80 height=60 alt=""></p>'
-                                '<p><img id=mute src=photo-4.jpg></p>')
+                                '<p><img id=mute src=photo-4.jpg></p>'
+                                '<div id=named-box><img id=named src=photo-5.jpg><p>Nike and Adidas shoes at Foot Locker.</p></div>')
     page, state, _ = run_filters([("article", {}), ("image_captions", {})], story)
     assert by_id(page, "bare") is not None          # uncaptioned, in the story, with alt text: stays
-    assert by_id(page, "mute") is None              # no text alternative: judged (uncaptioned, it goes)
+    assert by_id(page, "mute") is not None          # uncaptioned in the story: nothing says it is not the story's
     assert by_id(page, "zoom") is not None          # a link to its own full-size file is no link elsewhere
     assert by_id(page, "shoes") is None             # a linked advertisement is still judged, and goes
     assert by_id(page, "thumb") is None             # a thumbnail is judged: uncaptioned, it goes
+    assert by_id(page, "named") is None             # captioned, no text alternative: judged, names others, goes
+    assert decisions(state)["img#mute"]["action"] == "keep"
     kept = decisions(state)["img#bare"]
     assert kept["action"] == "keep" and "set in the story" in kept["reason"]
 

@@ -281,6 +281,44 @@ def test_the_byline_beside_the_headline_stays_share_links_go(meta, kept):
     assert "Page 5" not in page.body.text_content()
 
 
+@pytest.mark.parametrize("meta", [
+    # the date is a link to the post, with the date in <time>; the author is a link too
+    'Modified on <a href=/2012/09/14/post><time datetime="2012-09-14">September 14, 2012</time></a> by '
+    '<a href=/author/sue>Sue Waters</a>',
+    # the date outside links, in a block named like a header (the post's own "entry-header")
+    'By <a href=/author/rb>Robert B</a><a href="mailto:rb@example.org">Email Author</a> November 6, 2012 | '
+    '12:37 pm | Categories: <a href=/c/russia>Russia</a>'])
+def test_a_byline_named_like_a_header_or_dated_in_a_time_element_stays(meta):
+    html = (f"<html><head><title>Minister collides with the president | Site</title></head><body>{menu(6)}"
+            f"<div class=post><h1>Minister collides with the president</h1>"
+            f"<div id=meta class=entry-header>{meta}</div><div class=entry><p>{para(900)}</p></div></div>"
+            f"<div id=side>{menu(20)}</div></body></html>")
+    page, state, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("meta", None) is not None
+    assert any(e["action"] == "keep" and "byline" in e["reason"] for e in state.record)
+    assert "Page 19" not in page.body.text_content()  # the side menu still goes
+
+
+def test_a_dated_menu_beside_the_headline_in_a_nav_still_goes():
+    html = (f"<html><head><title>The story | Site</title></head><body><h1>The story</h1>"
+            f"<nav id=archive><a href=/2012/10>October 2012</a> <a href=/2012/09>September 2012</a> "
+            f"<time>2012</time></nav><p>{para(800)}</p></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert page.root.get_element_by_id("archive", None) is None
+
+
+@pytest.mark.parametrize("href, kept", [("/uploads/2019/11/concept-{i}.jpg", True),  # opens the picture
+                                        ("/gallery/concept-{i}/", False)])          # opens another page
+def test_a_gallery_of_thumbnails_opening_their_pictures_stays(href, kept):
+    thumbs = "".join(f'<dl><dt><a href="{href.format(i=i)}"><img src=/t{i}-200x200.jpg width=200 height=200 alt=""></a>'
+                     f"</dt></dl>" for i in range(6))
+    html = (f"<html><body>{menu(6)}<div class=post><p>{para(900)}</p><div id=gallery class=gallery>{thumbs}</div>"
+            f"</div></body></html>")
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("gallery", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()  # the menu still goes
+
+
 def test_a_byline_like_block_in_the_footer_still_goes():
     html = (f"<html><head><title>The story</title></head><body><h1>The story</h1><p>{para(800)}</p>"
             f"<div id=footer>© 2012 <a href=/a>About</a> <a href=/p>Privacy</a></div></body></html>")

@@ -116,8 +116,10 @@ Each part is a setting; in the order they run:
   stays inside). Other mains become ``<div>``.
 * ``headings`` — WCAG 1.3.1/2.4.6 (axe ``page-has-heading-one``, ``heading-order``): one ``<h1>``
   (the first inside ``<main>``, else the first on the page; other ``<h1>`` become ``<h2>``; with
-  none, the first highest heading in ``<main>`` is promoted, or — ``title_heading`` — the title is
-  added as ``<h1>`` at the start of ``<main>``), then no skipped levels inside ``<main>``
+  none, the first highest heading in ``<main>`` is promoted, or — ``title_heading`` — the line of bold
+  or styled text that says the title's headline before the story starts is marked as the heading
+  (``role=heading``, ``aria-level=1``: its look unchanged), else the title is added as ``<h1>`` at the
+  start of ``<main>``), then no skipped levels inside ``<main>``
   (renumbered keeping their relative order: h1, h3, h4, h3 → h1, h2, h3, h2).
 * ``headline_in_main`` — WCAG 2.4.1/1.3.1: when the page's one ``<h1>`` comes before ``<main>`` with at
   most ``headline_gap_chars`` characters of text between them (a byline, a date, share buttons: the

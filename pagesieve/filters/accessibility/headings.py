@@ -45,6 +45,13 @@ def _one_h1(body: HtmlElement, scope: HtmlElement, page, ctx, s: AccessibilitySe
             chosen = next(h for h in in_main if int(h.tag[1]) == top)
             ctx.note("heading", chosen, f"no <h1>: the first <h{top}> of the main content became <h1>")
             chosen.tag = "h1"
+        elif (s.title_heading and page.title and not title_made
+              and (said := _said_in_text(body, scope, page.title)) is not None):
+            chosen = said  # the page shows its headline in bold text: that line becomes the heading, as it looks
+            chosen.set("role", "heading")
+            chosen.set("aria-level", "1")
+            ctx.note("heading", chosen, "no heading: the line that says the title before the story is marked as "
+                                        "the page's heading (its look unchanged)", measured={"title": page.title})
         elif s.title_heading and page.title and not title_made:
             chosen = dom.element("h1")
             chosen.text = page.title
@@ -78,3 +85,36 @@ def _renumber(scope: HtmlElement, chosen: HtmlElement | None, ctx) -> None:
             ctx.note("heading", h, f"<h{level}> renumbered <h{new}>: no skipped levels",
                      measured={"level": level}, threshold={"level": new})
             h.tag = f"h{new}"
+
+
+#: Elements that may take the heading role where a page set its headline as styled text (not a table
+#: cell or a list item: their own role tells a screen reader where it is).
+_HEADLINE_TEXT_TAGS = frozenset({"b", "strong", "font", "big", "span", "div", "p", "em", "center"})
+#: The story has started at a block of this many characters inside the main content.
+_STORY_START_CHARS = 80
+
+
+def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElement | None:
+    """The last element before the story starts (the first block inside ``scope`` with
+    ``_STORY_START_CHARS`` of text of its own) whose whole text is three or more of the title's words, half of them or more, outside
+    links and landmarks: the page's headline set as bold text ("More Britons in blood scandal" under
+    the title "icStaines - More Britons in blood scandal"). None when no such line comes first."""
+    words = set(dom.WORD.findall(title.lower()))
+    found = None
+    for el in body.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag in dom.BLOCK_TAGS and (el is scope or inside(el, scope)) and _own_chars(el) >= _STORY_START_CHARS:
+            break
+        if el.tag not in _HEADLINE_TEXT_TAGS or not (el.text or "").strip():
+            continue
+        own = dom.WORD.findall(dom.text_of(el).lower())
+        if (len(own) >= 3 and set(own) <= words and len(set(own)) >= 0.5 * len(words)
+                and next(el.iterancestors("a"), None) is None and not dom.furniture_between(el)):
+            found = el
+    return found
+
+
+def _own_chars(el: HtmlElement) -> int:
+    """Characters of the text written in ``el`` itself, not inside its child elements."""
+    return len("".join([el.text or "", *(c.tail or "" for c in el)]).split())

@@ -76,8 +76,19 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
 STORY_CELL_CHARS = 200
 
 
+#: Text that is not prose: link labels and the words of form controls (a drop-down's hundred options).
+_NOT_PROSE = ("a", "select", "textarea", "button")
+
+
 def _prose(el: HtmlElement) -> int:
-    return dom.text_len(el) - sum(dom.text_len(a) for a in el.iter("a"))
+    """Characters of ``el``'s text outside links and form controls (each counted once when nested)."""
+    chars, skip = dom.text_len(el), None
+    for x in el.iter(*_NOT_PROSE):
+        if x is el or (skip is not None and any(a is skip for a in x.iterancestors())):
+            continue  # inside one already counted
+        chars -= dom.text_len(x)
+        skip = x
+    return chars
 
 
 def _story_cell(table: HtmlElement, article: HtmlElement | None) -> HtmlElement | None:

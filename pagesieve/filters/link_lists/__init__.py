@@ -57,8 +57,14 @@ contents were removed as link lists) is recognised by general signals, never by 
   page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
   under its heading, among its edit, tag and share links, is the page's content; and a short block
   (``byline_letters``) beside the headline (the block just before it or one of the next two, at its
-  level or one of its two nearest ancestors' levels) whose text outside links has a year or a time
-  is its byline ("By <a>author</a> · Nov 9, 2012 1:50 pm · <a>12 comments</a>") and stays;
+  level or one of its two nearest ancestors' levels) whose text outside links has a year or a time,
+  or that holds a ``<time>`` element, is its byline ("By <a>author</a> · Nov 9, 2012 1:50 pm · <a>12
+  comments</a>") and stays, unless it is navigation or in a landmark by its markup; one named like
+  page furniture only when it is the headline's own neighbour (a post's "entry-header", not a
+  footer's "© 2012" further down);
+* **gallery** — a block whose links each show a picture and open a picture file (the full-size
+  picture of a thumbnail), with no words of their own, is the story's gallery: its links lead to
+  pictures, not to other pages;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) or to the pages under it (``/docs/auth`` → ``/docs/auth/apple``:
   a documentation section's index of its sub-pages, a category's list of its items) is the

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.furniture import furniture_of, semantic_main
+from pagesieve.analysis.pictures import gallery
 from pagesieve.core import dom
 from pagesieve.filters.base import Filter
 from pagesieve.filters.link_lists import items
@@ -103,7 +104,7 @@ class LinkListFilter(Filter):
         near: set[HtmlElement] = set()
         if headline is not None:
             holds_grid.update(headline.iterancestors())
-            near = bylines(headline, stats, s) - furniture
+            near = bylines(headline, stats, s, body, furniture)
         return _Page(body, stats, article, protected, furniture, grids, under, holds_grid, near,
                      stats.get(body, (0, 0, 0))[2])
 
@@ -196,6 +197,11 @@ class LinkListFilter(Filter):
             ctx.note("keep", node, "the few links of one item in a list of <article> items (its title, author "
                                    "or place), not a link list", measured={"links": links},
                      threshold={"item_links": ITEM_LINKS})
+            return True
+        if gallery(node, s.min_links):
+            ctx.note("keep", node, "a gallery: every link shows a picture and opens the picture, not another page",
+                     measured={"links": links})
+            p.settled.update(node.iterdescendants())
             return True
         if items.priced_links(node, links):
             ctx.note("keep", node, "links that each show a price: a shelf of products, not a link list",

@@ -82,25 +82,43 @@ def _named_in_text(body: HtmlElement, headline: str, furniture: set) -> HtmlElem
     return None
 
 
-def bylines(headline: HtmlElement, stats: dict, s: LinkListSettings) -> set[HtmlElement]:
-    """The short blocks beside ``headline`` whose text outside links has a year or a time (see the
-    package docstring)."""
+def bylines(headline: HtmlElement, stats: dict, s: LinkListSettings, body: HtmlElement,
+            furniture: set) -> set[HtmlElement]:
+    """The short blocks beside ``headline`` that carry a date (see the package docstring), unless they
+    are navigation or in a landmark by their markup. A block named like page furniture stays out (a
+    footer's "© 2012" two blocks below) unless it is the headline's own neighbour: there a block named
+    "entry-header" is the story's header line."""
     out: set[HtmlElement] = set()
     node: HtmlElement | None = headline
     for _ in range(3):
         if node is None or node.tag in CONTENT_TAGS:
             break
-        near = [x for x in (node.getprevious(),) if x is not None]
-        nxt = node.getnext()
+        before, nxt = node.getprevious(), node.getnext()
+        touching = {x for x in (before, nxt) if x is not None}
+        near = list(touching)
         while nxt is not None and len(near) < 3:
-            near.append(nxt)
             nxt = nxt.getnext()
+            if nxt is not None:
+                near.append(nxt)
         for el in near:
             got = stats.get(el) if isinstance(el.tag, str) else None
-            if got is not None and 0 < got[2] <= s.byline_letters and _DATE.search(text_outside_links(el)):
+            if (got is not None and 0 < got[2] <= s.byline_letters and _dated(el) and not _navigation(el, body)
+                    and (el in touching or el not in furniture)):
                 out.add(el)
         node = node.getparent()
     return out
+
+
+def _dated(el: HtmlElement) -> bool:
+    """Whether ``el`` says when: a year or a clock time outside its links, or a ``<time>`` element (a
+    post's date is often a link to the post itself, with the machine-readable date in ``<time>``)."""
+    return bool(_DATE.search(text_outside_links(el))) or next(el.iter("time"), None) is not None
+
+
+def _navigation(el: HtmlElement, body: HtmlElement) -> bool:
+    """Whether ``el`` is navigation or sits in a landmark by its markup (``<nav>``, ``<aside>``, their roles)."""
+    return (el.tag in ("nav", "aside") or (el.get("role") or "").strip().lower() in dom.FURNITURE_ROLES
+            or in_landmark(el, body))
 
 
 def is_toc(node: HtmlElement, s: LinkListSettings, under: tuple[str, str, str] | None) -> bool:
