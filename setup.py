@@ -1,5 +1,6 @@
-"""Build the compiled page table (pagesieve/core/_pagetable.pyx) and main_content's block counts
-(_blocks.pyx), with their shared text counting (_text.pxd), against lxml's public C API.
+"""Build the compiled page table (pagesieve/core/_pagetable.pyx), main_content's block counts
+(_blocks.pyx), with their shared text counting (_text.pxd), and the attribute walks of the ads and
+ignore filters (_attrs.pyx), against lxml's public C API.
 
 Everything else about the package is in pyproject.toml. The extension is optional: where it cannot
 be built (no C compiler, no Python headers), the package installs without it and
@@ -18,7 +19,7 @@ def extensions() -> list[Extension]:
         return []
     exts = [Extension(f"pagesieve.core.{name}", [f"pagesieve/core/{name}.pyx"], include_dirs=lxml.get_include(),
                       depends=["pagesieve/core/_text.pxd"], optional=True)
-            for name in ("_pagetable", "_blocks")]
+            for name in ("_pagetable", "_blocks", "_attrs")]
     return cythonize(exts, compiler_directives={"language_level": "3"}, quiet=True)
 
 

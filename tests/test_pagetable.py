@@ -174,3 +174,42 @@ def test_main_contents_block_counts_are_the_python_ones(pages):
                     if el.getparent() is not None:
                         dom.remove_keep_tail(el)
         extra = []
+
+
+#: Attribute cases the corpus pages may lack: a comment, a processing instruction, script URLs in odd
+#: cases and characters, a namespaced attribute (set through lxml: the HTML parser makes none), and
+#: a URL attribute only on an <object>.
+ATTRIBUTE_CASES = (b"<html><body onload=x() class='a b'><!-- c --><?pi x?><a href='JaVaScRiPt:go()' id=i>a</a>"
+                   b"<p title='\xc3\xa9data:x' data-x='DATA:text/html,' style='s'>t</p><object data=o></object>"
+                   b"<embed src=e><img srcset='a 1x' poster=p><span ona=1 on=2 srcdoc=3 data-on=4>x</span>"
+                   b"<div class=a id=i2 CLASS=b>t</div><iframe srcdoc='<p>x</p>'></iframe></body></html>")
+
+
+@compiled
+def test_the_compiled_attribute_walks_are_the_python_ones(pages):
+    """The ads filter's page index and the ignore filter's script attributes read in C equal their
+    Python walks: the same names, values, elements and order, also after the page was changed."""
+    from pagesieve.core import _attrs
+    from pagesieve.filters.ads.index import page_attributes
+    from pagesieve.filters.ads.network import URL_ATTRS
+    from pagesieve.filters.ignore import py_script_attributes
+
+    rng = random.Random(7)
+    for data in (ATTRIBUTE_CASES, *(p.read_bytes() for p in pages)):
+        root = parse(data).root
+        for round_ in range(2):
+            names = ("class", "id", "style", "href", "data-x", "title")
+            py_values, c_values = {n: [] for n in names}, {n: [] for n in names}
+            py = page_attributes(root, py_values, URL_ATTRS)
+            got = _attrs.page_attributes(root, c_values, URL_ATTRS)
+            assert got == py and c_values == py_values, round_
+            assert all(a is b for a, b in zip(got[2] + got[3] + got[4], py[2] + py[3] + py[4]))
+            assert _attrs.script_attributes(root) == py_script_attributes(root), round_
+            els = [e for e in root.iter() if e is not root and isinstance(e.tag, str)]
+            if not els:  # the sample took every element
+                break
+            els[0].set("{urn:x}onclick", "javascript:x()")  # namespaced: by its full name, never "on…"
+            els[-1].set("{urn:x}href", "y")
+            for el in rng.sample(els, min(20, len(els))):
+                if el.getparent() is not None:
+                    el.getparent().remove(el)
