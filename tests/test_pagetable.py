@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from lxml import etree
 
 from pagesieve.core import measure
 from pagesieve.core.measure import PyTextMeasure
@@ -182,13 +183,16 @@ def test_main_contents_block_counts_are_the_python_ones(pages):
 ATTRIBUTE_CASES = (b"<html><body onload=x() class='a b'><!-- c --><?pi x?><a href='JaVaScRiPt:go()' id=i>a</a>"
                    b"<p title='\xc3\xa9data:x' data-x='DATA:text/html,' style='s'>t</p><object data=o></object>"
                    b"<embed src=e><img srcset='a 1x' poster=p><span ona=1 on=2 srcdoc=3 data-on=4>x</span>"
-                   b"<div class=a id=i2 CLASS=b>t</div><iframe srcdoc='<p>x</p>'></iframe></body></html>")
+                   b"<div class=a id=i2 CLASS=b>t</div><iframe srcdoc='<p>x</p>'></iframe>"
+                   b"<i ARIA-Label=x>i</i><b data-aria-x=1 rolex=2>b</b><u role=note>u</u><s \xc3\xa9aria-=1>s</s>"
+                   b"</body></html>")
 
 
 @compiled
 def test_the_compiled_attribute_walks_are_the_python_ones(pages):
-    """The ads filter's page index and the ignore filter's script attributes read in C equal their
-    Python walks: the same names, values, elements and order, also after the page was changed."""
+    """The ads filter's page index, the ignore filter's script attributes and the accessibility
+    filter's ARIA candidates read in C equal their Python walks: the same names, values, elements
+    and order, also after the page was changed."""
     from pagesieve.core import _attrs
     from pagesieve.filters.ads.index import page_attributes
     from pagesieve.filters.ads.network import URL_ATTRS
@@ -205,6 +209,10 @@ def test_the_compiled_attribute_walks_are_the_python_ones(pages):
             assert got == py and c_values == py_values, round_
             assert all(a is b for a, b in zip(got[2] + got[3] + got[4], py[2] + py[3] + py[4]))
             assert _attrs.script_attributes(root) == py_script_attributes(root), round_
+            aria = [el for el in root.iter(etree.Element)
+                    if "role" in el.keys() or "aria-" in " ".join(el.keys()).lower()]
+            assert _attrs.aria_elements(root) == aria, round_
+            assert len(aria) >= 4 or round_ or data is not ATTRIBUTE_CASES  # the cases above are read
             els = [e for e in root.iter() if e is not root and isinstance(e.tag, str)]
             if not els:  # the sample took every element
                 break

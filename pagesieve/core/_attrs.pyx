@@ -1,11 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Two reads of every attribute of a page in compiled code, each the same answer as its Python walk
+"""Reads of every attribute of a page in compiled code, each the same answer as its Python walk
 (a test runs both on corpus pages and demands equal results):
 
 * :func:`page_attributes`: what the ``ads`` filter's page index reads (``filters.ads.index.PageIndex``):
   the page's tags and attribute names, the values of a few attributes in document order, and the
   elements with a URL attribute;
-* :func:`script_attributes`: the attributes that may run script (``filters.ignore.script_attributes``).
+* :func:`script_attributes`: the attributes that may run script (``filters.ignore.script_attributes``);
+* :func:`aria_elements`: the elements with a ``role`` or an ``aria-*`` attribute, which the
+  accessibility filter's ARIA repairs look at (``filters.accessibility.aria._attr_candidates``).
 
 The Python walks ask lxml for every element's attributes as new Python strings (names, values, a tuple
 each) and test them there; about 0.2x the lxml parse+serialise floor each on corpus pages. Here the walk
@@ -290,4 +292,44 @@ def script_attributes(root):
                     out.append((el, cetree.namespacedName(<xmlNode*>attr), cetree.attributeValue(node, attr)))
                 attr = attr.next
         node = _next_node(node, top)
+    return out
+
+
+cdef bint _names_aria(xmlAttr* attr) except -1:
+    """Whether the attribute's name, lower-cased, holds "aria-" (a name with other than ASCII
+    letters is lower-cased by Python, as the Python walk does)."""
+    cdef const unsigned char* p = <const unsigned char*>attr.name
+    cdef const unsigned char* q = p
+    if attr.ns is not NULL:
+        return "aria-" in cetree.namespacedName(<xmlNode*>attr).lower()
+    while q[0] != 0:
+        if q[0] >= 128:
+            return "aria-" in cetree.namespacedName(<xmlNode*>attr).lower()
+        q += 1
+    while p[0] != 0:
+        if _lower(p[0]) == 97 and _starts(p, b"aria-"):
+            return True
+        p += 1
+    return False
+
+
+def aria_elements(top):
+    """The elements of ``top.iter(etree.Element)`` with an attribute named ``role`` or one whose
+    name holds "aria-" in any case, in document order: the ones the accessibility filter's ARIA
+    repairs look at (``filters.accessibility.aria._attr_candidates``)."""
+    cdef xmlNode* c_top = (<cetree._Element?>top)._c_node
+    cdef cetree._Document doc = (<cetree._Element>top)._doc
+    cdef xmlNode* node = c_top
+    cdef xmlAttr* attr
+    cdef list out = []
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            attr = node.properties
+            while attr is not NULL:
+                if attr.type == tree.XML_ATTRIBUTE_NODE and (
+                        (attr.ns is NULL and strcmp(<const char*>attr.name, b"role") == 0) or _names_aria(attr)):
+                    out.append(cetree.elementFactory(doc, node))
+                    break
+                attr = attr.next
+        node = _next_node(node, c_top)
     return out
