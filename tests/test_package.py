@@ -36,7 +36,7 @@ def installed(tmp_path_factory):
     wheel = next((tmp / "dist").glob("pagesieve-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "pagesieve/config.yaml" in names and "pagesieve/api.py" in names
-    for module in ("_pagetable", "_blocks", "_tagscan"):
+    for module in ("_pagetable", "_blocks", "_tagscan", "_attrs", "_paragraphs"):
         assert any(n.startswith(f"pagesieve/core/{module}") and n.endswith(".so") for n in names), names
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from lxml import etree
 
 from pagesieve.core import measure
 from pagesieve.core.measure import PyTextMeasure
@@ -174,3 +175,75 @@ def test_main_contents_block_counts_are_the_python_ones(pages):
                     if el.getparent() is not None:
                         dom.remove_keep_tail(el)
         extra = []
+
+
+#: Attribute cases the corpus pages may lack: a comment, a processing instruction, script URLs in odd
+#: cases and characters, a namespaced attribute (set through lxml: the HTML parser makes none), and
+#: a URL attribute only on an <object>.
+ATTRIBUTE_CASES = (b"<html><body onload=x() class='a b'><!-- c --><?pi x?><a href='JaVaScRiPt:go()' id=i>a</a>"
+                   b"<p title='\xc3\xa9data:x' data-x='DATA:text/html,' style='s'>t</p><object data=o></object>"
+                   b"<embed src=e><img srcset='a 1x' poster=p><span ona=1 on=2 srcdoc=3 data-on=4>x</span>"
+                   b"<div class=a id=i2 CLASS=b>t</div><iframe srcdoc='<p>x</p>'></iframe>"
+                   b"<i ARIA-Label=x>i</i><b data-aria-x=1 rolex=2>b</b><u role=note>u</u><s \xc3\xa9aria-=1>s</s>"
+                   b"</body></html>")
+
+
+@compiled
+def test_the_compiled_attribute_walks_are_the_python_ones(pages):
+    """The ads filter's page index, the ignore filter's script attributes and the accessibility
+    filter's ARIA candidates read in C equal their Python walks: the same names, values, elements
+    and order, also after the page was changed."""
+    from pagesieve.core import _attrs
+    from pagesieve.filters.ads.index import page_attributes
+    from pagesieve.filters.ads.network import URL_ATTRS
+    from pagesieve.filters.ignore import py_script_attributes
+
+    rng = random.Random(7)
+    for data in (ATTRIBUTE_CASES, *(p.read_bytes() for p in pages)):
+        root = parse(data).root
+        for round_ in range(2):
+            names = ("class", "id", "style", "href", "data-x", "title")
+            py_values, c_values = {n: [] for n in names}, {n: [] for n in names}
+            py = page_attributes(root, py_values, URL_ATTRS)
+            got = _attrs.page_attributes(root, c_values, URL_ATTRS)
+            assert got == py and c_values == py_values, round_
+            assert all(a is b for a, b in zip(got[2] + got[3] + got[4], py[2] + py[3] + py[4]))
+            assert _attrs.script_attributes(root) == py_script_attributes(root), round_
+            aria = [el for el in root.iter(etree.Element)
+                    if "role" in el.keys() or "aria-" in " ".join(el.keys()).lower()]
+            assert _attrs.aria_elements(root) == aria, round_
+            assert len(aria) >= 4 or round_ or data is not ATTRIBUTE_CASES  # the cases above are read
+            els = [e for e in root.iter() if e is not root and isinstance(e.tag, str)]
+            if not els:  # the sample took every element
+                break
+            els[0].set("{urn:x}onclick", "javascript:x()")  # namespaced: by its full name, never "on…"
+            els[-1].set("{urn:x}href", "y")
+            for el in rng.sample(els, min(20, len(els))):
+                if el.getparent() is not None:
+                    el.getparent().remove(el)
+
+
+@compiled
+def test_the_compiled_paragraph_sums_are_the_python_ones(pages):
+    """The article filter's paragraph sums counted in C equal its Python walk's, element for element and
+    in the same order, with and without <br> paragraphs, also after the page was changed."""
+    from pagesieve.core import _paragraphs, dom
+    from pagesieve.filters.article import _UNCOUNTED, py_paragraph_sums
+
+    tags = frozenset({"p", "pre", "blockquote"})
+    extra = (b"<body><div><p> one  two\xc2\xa0three\xe2\x80\x83four </p>five<br>six <!-- c --> seven"
+             b"<script>no words</script><p>a<b> b </b>c<span>d</span></p><noscript><p>hidden text</p></noscript>"
+             b"<blockquote>q<p>r</p></blockquote></div><svg><p>x y</p></svg></body>")
+    rng = random.Random(11)
+    for data in (extra, *(p.read_bytes() for p in pages)):
+        page = parse(data)
+        body = dom.body_of(page.root)
+        for round_ in range(2):
+            for br in (True, False):
+                want = py_paragraph_sums(body, tags, br)
+                assert _paragraphs.paragraph_sums(body, tags, dom.BLOCK_TAGS, _UNCOUNTED, br) == want, round_
+                assert want or round_ or data is not extra  # the case above has paragraphs
+            els = [e for e in body.iter() if e is not body]
+            for el in rng.sample(els, min(20, len(els))):
+                if el.getparent() is not None:
+                    dom.remove_keep_tail(el)

@@ -263,7 +263,13 @@ PAGETABLE: Any = _compiled("_pagetable")
 BLOCKS: Any = _compiled("_blocks")
 #: The compiled scan of pagesieve.core.tagscan (``scan``), None where it is not built.
 TAGSCAN: Any = _compiled("_tagscan")
+#: The compiled attribute walks (``page_attributes`` for the ads filter's page index, ``script_attributes``
+#: for the ignore filter), None where they are not built: those filters then walk the page in Python.
+ATTRS: Any = _compiled("_attrs")
+#: The compiled paragraph sums of the article filter (``paragraph_sums``), None where they are not built.
+PARAGRAPHS: Any = _compiled("_paragraphs")
 #: The compiled page table when it is built, else the pure-Python measurement (same numbers).
 TextMeasure: Any = PAGETABLE.PageTable if PAGETABLE is not None else PyTextMeasure
 #: Whether the compiled modules are the ones in use (the test run asserts it with PAGESIEVE_REQUIRE_COMPILED=1).
-COMPILED = TextMeasure is not PyTextMeasure and BLOCKS is not None and TAGSCAN is not None
+COMPILED = (TextMeasure is not PyTextMeasure and BLOCKS is not None and TAGSCAN is not None and ATTRS is not None
+            and PARAGRAPHS is not None)

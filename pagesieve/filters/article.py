@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
-from pagesieve.core.measure import UNCOUNTED
+from pagesieve.core.measure import PARAGRAPHS, UNCOUNTED
 from pagesieve.core.settings import setting
 from pagesieve.filters.base import Filter
 
@@ -125,6 +125,16 @@ class ArticleFilter(Filter):
 
 
 def paragraph_sums(top: HtmlElement, paragraph_tags: frozenset, br_paragraphs: bool) -> list[tuple[HtmlElement, int]]:
+    """(element, paragraph characters) for every element under ``top`` with any, in document order
+    (:func:`py_paragraph_sums`), counted by the compiled walk where it is built: the same list, without
+    reading every text as a string (tests/test_pagetable.py compares the two on corpus pages)."""
+    if PARAGRAPHS is not None:
+        return PARAGRAPHS.paragraph_sums(top, paragraph_tags, dom.BLOCK_TAGS, _UNCOUNTED, br_paragraphs)
+    return py_paragraph_sums(top, paragraph_tags, br_paragraphs)
+
+
+def py_paragraph_sums(top: HtmlElement, paragraph_tags: frozenset,
+                      br_paragraphs: bool) -> list[tuple[HtmlElement, int]]:
     """(element, paragraph characters) for every element under ``top`` with any, in document order.
 
     One pass in reverse document order: each element's *own* text length (text outside nested

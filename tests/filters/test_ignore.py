@@ -170,7 +170,7 @@ def test_script_attributes_walk_selects_what_the_xpath_selects():
     # The walk passes over an element by its joined values and names: every case the XPath takes
     # must still be found, in document order, and nothing else.
     from pagesieve.engine.document import parse
-    from pagesieve.filters.ignore import SCRIPT_ATTRIBUTES, script_attributes
+    from pagesieve.filters.ignore import SCRIPT_ATTRIBUTES, py_script_attributes, script_attributes
 
     html = ("<html><body onload=x()><a href='JavaScript:go()' title=t>a</a><a href=https://e.org/>b</a>"
             "<iframe srcdoc='<p>x</p>' data-srcdoc=y></iframe><img src='DATA:image/png;base64,AA' alt=i>"
@@ -181,6 +181,7 @@ def test_script_attributes_walk_selects_what_the_xpath_selects():
     expected = [(v.getparent(), v.attrname, str(v)) for v in SCRIPT_ATTRIBUTES(root)]
     assert len(expected) >= 8
     assert script_attributes(root) == expected
+    assert py_script_attributes(root) == expected  # the walk where the compiled one is not built
 
 
 SENTENCES = " ".join(f"This is sentence number {i} of the fallback text." for i in range(40))

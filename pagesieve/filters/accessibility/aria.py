@@ -11,6 +11,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
+from pagesieve.core.measure import ATTRS
 from pagesieve.filters.accessibility.shared import ALL_IDS, FOCUSABLE, HIDDEN_STYLE, Doc, has_name
 
 if TYPE_CHECKING:
@@ -145,7 +146,9 @@ def _attr_candidates(body: HtmlElement) -> tuple[list, list, list, list, list]:
     """The elements each repair of :func:`repair_attrs` may touch, picked in one walk of the body by
     their attribute names: id references, named icons, headings, widget states, aria-* attributes."""
     idrefs, named, headings, stated, aria = [], [], [], [], []
-    for el in body.iter(dom.ELEMENT):
+    # The compiled walk gives the elements that pass the first test below (all of them else): most
+    # elements of a page are passed over without making their attribute names in Python.
+    for el in ATTRS.aria_elements(body) if ATTRS is not None else body.iter(dom.ELEMENT):
         names = el.keys()
         if not names or "role" not in names and "aria-" not in " ".join(names).lower():
             continue

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 from lxml import etree
 from lxml.html import HtmlElement
 
+from pagesieve.core.measure import ATTRS
 from pagesieve.filters.ads.network import URL_ATTRS
 from pagesieve.filters.ads.selectors import Selector
 
@@ -33,6 +34,40 @@ def _values_of(name: str):
         if len(_VALUES_OF) < 4096:  # names come from the lists' rules: a bounded set
             _VALUES_OF[name] = got
     return got
+
+
+def page_attributes(root: HtmlElement, values: dict[str, list[str]],
+                    url_attrs: frozenset[str]) -> tuple[set, set[str], list, list, list]:
+    """One walk of ``root.iter()``: (tags, attribute names, elements with a class, elements with an
+    id, elements with a URL attribute: one of ``url_attrs`` or an ``<object data>``); ``values``' lists
+    get the values of their attributes in document order. The compiled walk
+    (``pagesieve.core._attrs.page_attributes``) gives the same, without making a string of every
+    attribute (tests/test_pagetable.py compares the two on corpus pages)."""
+    tags: set = set()
+    attrs: set[str] = set()
+    class_els: list[HtmlElement] = []
+    id_els: list[HtmlElement] = []
+    with_url: list[HtmlElement] = []
+    for el in root.iter():
+        tag = el.tag
+        tags.add(tag)
+        items = el.items()
+        if items:
+            url = False
+            for name, value in items:
+                attrs.add(name)
+                if name in url_attrs:
+                    url = True
+                got = values.get(name)
+                if got is not None:
+                    got.append(value)
+                    if name == "class":
+                        class_els.append(el)
+                    elif name == "id":
+                        id_els.append(el)
+            if url or (tag == "object" and "data" in el.attrib):
+                with_url.append(el)
+    return tags, attrs, class_els, id_els, with_url
 
 
 #: Attributes most pages have: a rule needing one of them is not indexed by its name.
@@ -58,38 +93,17 @@ class PageIndex:
 
     def __init__(self, root: HtmlElement, value_names: Iterable[str] = ()) -> None:
         self.root = root
-        tags: set[str] = set()
-        attrs: set[str] = set()
         # The values of class, id and ``value_names`` (the attributes the generic rules test) are
         # gathered in this same walk, in document order: an XPath ``//@name`` walks every node of
-        # the page again (~0.2 ms a name on a corpus page).
+        # the page again (~0.2 ms a name on a corpus page). Compiled where built (same answer).
         values: dict[str, list[str]] = {name: [] for name in ("class", "id", *value_names)}
-        class_els: list[HtmlElement] = []  # the elements of values["class"], value for value
-        id_els: list[HtmlElement] = []
-        with_url: list[HtmlElement] = []
-        url_attrs = URL_ATTRS
-        for el in root.iter():
-            tag = el.tag
-            tags.add(tag)
-            items = el.items()
-            if items:
-                url = False
-                for name, value in items:
-                    attrs.add(name)
-                    if name in url_attrs:
-                        url = True
-                    got = values.get(name)
-                    if got is not None:
-                        got.append(value)
-                        if name == "class":
-                            class_els.append(el)
-                        elif name == "id":
-                            id_els.append(el)
-                if url or (tag == "object" and "data" in el.attrib):
-                    with_url.append(el)
-        self.with_url = with_url
-        self._class_els, self._id_els = class_els, id_els
-        self.tags, self.attrs = tags, attrs
+        walk = ATTRS.page_attributes if ATTRS is not None else page_attributes
+        tags, attrs, class_els, id_els, with_url = walk(root, values, URL_ATTRS)
+        self.with_url: list[HtmlElement] = with_url
+        self._class_els: list[HtmlElement] = class_els  # the elements of values["class"], value for value
+        self._id_els: list[HtmlElement] = id_els
+        self.tags: set = tags
+        self.attrs: set[str] = attrs
         self._values = values
         self._joined: dict[str, str] = {}
         self._sorted: dict[str, list[str]] = {}
