@@ -198,10 +198,13 @@ class ImageCaptionsFilter(Filter):
                 candidates.append(cand)
             elif s.keep_story_pictures and story_picture(img, s.story_picture_px):
                 # Nothing on the page says what it shows, so nothing says it is about something else: a
-                # step's screenshot, a photo between the story's paragraphs (accessibility describes it
-                # or marks it decorative for screen readers).
+                # step's screenshot, a photo between the story's paragraphs. Kept for the eye; with no
+                # words to give it, a screen reader is told to pass it by (alt="") instead of reading its
+                # file name, which is what it heard of it before when the picture was removed: nothing.
+                ctx.set_attr(img, "alt", "")
                 if ctx.explaining("keep"):
-                    ctx.note("keep", img, "a picture set in the story without any caption: nothing to judge it by",
+                    ctx.note("keep", img, "a picture set in the story without any caption or text alternative: "
+                                          "nothing to judge it by; shown, and passed over by screen readers",
                              threshold={"story_picture_px": s.story_picture_px})
             elif not s.keep_uncaptioned:
                 remove.append((img, "image without caption (paper: a non-article image)",

@@ -394,6 +394,7 @@ def test_pictures_set_in_the_story_stay_whatever_their_captions_say():
     assert by_id(page, "thumb") is None             # a thumbnail is judged: uncaptioned, it goes
     assert by_id(page, "named") is None             # captioned, no text alternative: judged, names others, goes
     assert decisions(state)["img#mute"]["action"] == "keep"
+    assert by_id(page, "mute").get("alt") == ""  # nothing describes it: screen readers pass it by
     kept = decisions(state)["img#bare"]
     assert kept["action"] == "keep" and "set in the story" in kept["reason"]
 
