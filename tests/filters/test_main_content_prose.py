@@ -1,5 +1,6 @@
 """``main_content``'s *prose around a fragment*: a long text split in sibling chunks (old table layouts, a
-``<font>`` per part) keeps every chunk, not the best-scored one; the climb stops at clutter beside it."""
+``<font>`` per part) keeps every chunk, not the best-scored one; the climb stops at clutter beside it.
+And the *semantic main* widening keeps a text of article size when what the main block adds is links."""
 
 import pytest
 
@@ -56,3 +57,23 @@ def test_a_short_story_does_not_take_the_furniture_around_it():
     page, state, _ = run_filter("main_content", html, url=URL)
     assert next(e for e in state.record if e["action"] == "page-type")["kind"] == "article"
     assert "p0" in ids(page) and "box" not in ids(page)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_category_text_is_kept_without_the_grid_of_links_beside_it(on):
+    # the page's <main> holds a shop category's description (article size) and a grid of products whose
+    # names are links: the main block as a whole is under main_link_density, what it adds beside the text
+    # is mostly links; the text wins over the semantic-main widening, and the note says why
+    items = "".join(f"<li id=i{i}><a href=/p/{i}>Silver hoop earrings model {i}</a> <span>Silver</span>"
+                    f" <span>${400 + i}</span></li>" for i in range(30))
+    html = (f"<html><head><title>Silver earrings</title></head><body><nav id=nav><a href=/>Home</a>"
+            f" <a href=/shop>Shop</a></nav><main id=main><h1>Silver earrings</h1><ul class=grid id=grid>{items}"
+            f"</ul><div class=seo id=text><p id=p0>{SENTENCE * 4}</p><p id=p1>{PLAIN * 3}</p></div></main>"
+            f"<footer id=foot><a href=/terms>Terms</a></footer></body></html>")
+    page, state, _ = run_filter("main_content", html, text_over_links=on)
+    assert {"p0", "p1"} <= ids(page) and ("i0" in ids(page)) is not on
+    keep = [e for e in state.record if e["action"] == "keep"]
+    assert bool(keep) is on
+    if on:
+        assert keep[0]["measured"]["rest_link_density"] > keep[0]["threshold"]["main_link_density"]
+        assert "mostly links" in keep[0]["reason"]

@@ -109,6 +109,10 @@ class MainContentSettings:
                                      "<article>/articleBody) and the chosen content holds less than this share "
                                      "of its text, the main block is kept instead (0 = off).",
                                 minimum=0, maximum=1, group="advanced", scope="user")
+    text_over_links: bool = setting(True, "Keep a chosen text of article size (min_article_chars) instead of the "
+                                          "semantic main block around it when what the main block adds is mostly "
+                                          "links (over main_link_density of it: a grid of products or teasers).",
+                                    group="advanced", scope="user")
     main_link_density: float = setting(0.5, "... unless the main block's link density is above this (a thin choice "
                                             "on a page with no article-sized text takes the main block whatever its "
                                             "link density: a list's items are links).",

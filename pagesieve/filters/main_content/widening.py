@@ -94,9 +94,27 @@ def semantic_main_block(c: Choice, f: Facts, ctx) -> None:
     if (ms and main is not f.body and ms.chars and c.chars < s.main_share * ms.chars
             and (ms.link / ms.chars <= s.main_link_density or thin)
             and not (inside and main is not None and (main.tag == "article" or f.kind.kind == "article" and f.attempt == 1))):
+        if s.text_over_links and main is not None and links_beside(c, main, f, ctx):
+            return
         ctx.note("widen", main, "the chosen block is a small part of the page's semantic main block",
                  measured={"chars": c.chars, "main_chars": ms.chars}, threshold={"main_share": s.main_share})
         c.widen(main, f.scores, ms.chars)
+
+
+def links_beside(c: Choice, main: HtmlElement, f: Facts, ctx) -> bool:
+    """What the main block adds to a chosen text of article size is mostly links (over
+    ``main_link_density`` of it: a grid of products or teasers beside a category's description, on a
+    page whose main block as a whole is under that bound); the text is kept, and the note says so."""
+    s, ms = f.s, f.st[main]
+    rest = ms.chars - c.chars
+    rest_link = ms.link - sum(f.st[x].link for x in c.chosen)
+    if c.chars < s.min_article_chars or rest <= 0 or rest_link <= s.main_link_density * rest:
+        return False
+    ctx.note("keep", c.chosen[0], "the chosen text is kept, not the page's semantic main block: what the main "
+                                  "block adds beside the text is mostly links (a grid of items, not text)",
+             measured={"chars": c.chars, "main_chars": ms.chars, "rest_link_density": round(rest_link / rest, 3)},
+             threshold={"main_link_density": s.main_link_density, "min_article_chars": s.min_article_chars})
+    return True
 
 
 def grid_of_items(c: Choice, f: Facts, ctx) -> None:
