@@ -92,6 +92,11 @@ class MainContentSettings:
                                                "the chosen block widens to its parents while their link density "
                                                "stays at most this (0 = off).",
                                           minimum=0, maximum=1, group="advanced", scope="user")
+    prose_around: bool = setting(True, "On a page that is not a forum (nor a service, product, documentation or "
+                                       "listing page, where sections widen already), one chosen block that holds "
+                                       "less than half of the prose block around it (link density at most "
+                                       "section_link_density, no menus, sidebars or comments by name) gives way "
+                                       "to that block: a long text split in chunks.", group="advanced", scope="user")
     thread_widen: bool = setting(True, "On a forum thread (detected page type), keep the block of the repeated "
                                        "posts when the chosen block is one post inside it.",
                                  group="advanced", scope="user")
@@ -104,6 +109,10 @@ class MainContentSettings:
                                      "<article>/articleBody) and the chosen content holds less than this share "
                                      "of its text, the main block is kept instead (0 = off).",
                                 minimum=0, maximum=1, group="advanced", scope="user")
+    text_over_links: bool = setting(True, "Keep a chosen text of article size (min_article_chars) instead of the "
+                                          "semantic main block around it when what the main block adds is mostly "
+                                          "links (over main_link_density of it: a grid of products or teasers).",
+                                    group="advanced", scope="user")
     main_link_density: float = setting(0.5, "... unless the main block's link density is above this (a thin choice "
                                             "on a page with no article-sized text takes the main block whatever its "
                                             "link density: a list's items are links).",

@@ -4,18 +4,22 @@ run in the order of :data:`WIDENINGS`; a rule that applies replaces the choice a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.pagetype import PageType
+from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_NAMES,
     BOILERPLATE_ROLES,
     BOILERPLATE_TAGS,
+    MAYBE_NAMES,
     POST_NAMES,
     POSTS_ARE_CONTENT,
+    UNLIKELY_NAMES,
     names_of,
 )
 from pagesieve.filters.main_content.scoring import BlockScore
@@ -32,6 +36,11 @@ OPENING_POST_SLACK = 1.1
 SECTION_KINDS = frozenset({"service", "product", "documentation", "listing"})
 # On these the grid of repeated items (pagetype._repeated_items) is the content (main_content.grid_share).
 GRID_KINDS = frozenset({"listing", "collection"})
+#: A prose block around a chosen fragment is the text's own block only while what it adds beside the
+#: fragment is at most this share clutter by tag, role or name (a thread of comments, a sidebar).
+CLUTTER_SHARE = 0.25
+#: A table of contents by name (a list of the page's parts, as Wikipedia's ``#toc``).
+TOC_NAMES = dom.NamePattern(re.compile(r"(?:^|[\s_-])toc(?:$|[\s_-])|table-of-contents", re.I))
 #: In a grid of items no item holds more than this share of the items' text (a listing's cards and
 #: teasers are alike; a column of sidebar boxes around one long story is not a grid).
 GRID_ITEM_SHARE = 0.5
@@ -85,9 +94,27 @@ def semantic_main_block(c: Choice, f: Facts, ctx) -> None:
     if (ms and main is not f.body and ms.chars and c.chars < s.main_share * ms.chars
             and (ms.link / ms.chars <= s.main_link_density or thin)
             and not (inside and main is not None and (main.tag == "article" or f.kind.kind == "article" and f.attempt == 1))):
+        if s.text_over_links and main is not None and links_beside(c, main, f, ctx):
+            return
         ctx.note("widen", main, "the chosen block is a small part of the page's semantic main block",
                  measured={"chars": c.chars, "main_chars": ms.chars}, threshold={"main_share": s.main_share})
         c.widen(main, f.scores, ms.chars)
+
+
+def links_beside(c: Choice, main: HtmlElement, f: Facts, ctx) -> bool:
+    """What the main block adds to a chosen text of article size is mostly links (over
+    ``main_link_density`` of it: a grid of products or teasers beside a category's description, on a
+    page whose main block as a whole is under that bound); the text is kept, and the note says so."""
+    s, ms = f.s, f.st[main]
+    rest = ms.chars - c.chars
+    rest_link = ms.link - sum(f.st[x].link for x in c.chosen)
+    if c.chars < s.min_article_chars or rest <= 0 or rest_link <= s.main_link_density * rest:
+        return False
+    ctx.note("keep", c.chosen[0], "the chosen text is kept, not the page's semantic main block: what the main "
+                                  "block adds beside the text is mostly links (a grid of items, not text)",
+             measured={"chars": c.chars, "main_chars": ms.chars, "rest_link_density": round(rest_link / rest, 3)},
+             threshold={"main_link_density": s.main_link_density, "min_article_chars": s.min_article_chars})
+    return True
 
 
 def grid_of_items(c: Choice, f: Facts, ctx) -> None:
@@ -139,6 +166,62 @@ def sections_side_by_side(c: Choice, f: Facts, ctx) -> None:
                            "link_density": round(ns.link / ns.chars, 3)},
                  threshold={"section_link_density": s.section_link_density})
         c.widen(node, f.scores, ns.chars)
+
+
+def prose_around(c: Choice, f: Facts, ctx) -> None:
+    """*prose around a fragment*: on any other page but a forum, one chosen block that holds less than half
+    of the prose block around it (link density at most ``section_link_density``, no clutter by name or
+    tag) gives way to that block: a long text split in sibling chunks (tables, fonts, divisions), of which
+    the best-scored chunk was chosen."""
+    s = f.s
+    parent = c.chosen[0].getparent()
+    # A chosen text under article size is a short story: what lies around it is the page's furniture
+    # (a newsletter box, a disclaimer), not the rest of a text.
+    if not (s.prose_around and s.section_link_density and f.kind.kind not in SECTION_KINDS | POSTS_ARE_CONTENT
+            and c.chars >= s.min_article_chars and all(x.getparent() is parent for x in c.chosen)):
+        return
+    node, kept, chars = None, set(c.chosen), c.chars  # the chosen blocks: one, or siblings side by side
+    while (parent is not None and parent is not f.body and parent.tag not in BOILERPLATE_TAGS
+           and parent.tag != "article"):  # beside a story in its <article>: comments, related
+        ps = f.st.get(parent)
+        if not ps or not ps.chars or ps.link / ps.chars > s.section_link_density or is_clutter(parent):
+            break
+        if clutter_chars(parent, kept, f.st) > CLUTTER_SHARE * (ps.chars - chars):
+            break  # a comment thread, a sidebar or a menu beside the text: not the text's own block
+        node, kept, chars, parent = parent, {parent}, ps.chars, parent.getparent()
+    if node is not None and chars >= 2 * c.chars:
+        ns = f.st[node]
+        ctx.note("widen", node, "the chosen block is less than half of the prose block around it (few links, "
+                                "nothing named or tagged as clutter): a text split in chunks, the block is kept",
+                 measured={"chars": c.chars, "prose_chars": ns.chars, "link_density": round(ns.link / ns.chars, 3)},
+                 threshold={"section_link_density": s.section_link_density, "share": 0.5})
+        c.widen(node, f.scores, ns.chars)
+
+
+def clutter_chars(parent: HtmlElement, skip: set[HtmlElement], st) -> int:
+    """The characters of ``parent``'s blocks, outside those of ``skip``, that are clutter by tag, role or
+    name (menus, sidebars, comments, share bars: the unlikely and boilerplate names), outermost only."""
+    total = 0
+    stack = [el for el in parent if el not in skip and isinstance(el.tag, str)]
+    while stack:
+        el = stack.pop()
+        es = st.get(el)
+        if es is None or not es.chars:
+            continue
+        if is_clutter(el):
+            total += es.chars
+            continue
+        stack.extend(x for x in el if isinstance(x.tag, str))
+    return total
+
+
+def is_clutter(el: HtmlElement) -> bool:
+    """A block that is not a text's own part by tag, role or name: navigation, a sidebar, a footer, a
+    comment thread, a share bar, a table of contents (a list of the page's parts, not a part)."""
+    names = names_of(el)
+    return (el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES
+            or bool(names and (BOILERPLATE_NAMES.found(names) or TOC_NAMES.found(names)
+                               or UNLIKELY_NAMES.found(names) and not MAYBE_NAMES.found(names))))
 
 
 def rest_of_main(c: Choice, f: Facts, ctx) -> None:
@@ -212,6 +295,7 @@ WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
     semantic_main_block,
     grid_of_items,
     sections_side_by_side,
+    prose_around,
     rest_of_main,
     thread_of_posts,
     opening_post,
