@@ -313,6 +313,8 @@ def test_a_declared_html_page_with_nul_bytes_is_html():
     # a quoted value that runs over "> <meta" and a tag ending "/>": libxml2 ended the document there
     b'<html xmlns="http://www.w3.o> \n<meta http-equiv="Content-Type" content="text/html" />\n'
     b'<body><p>body text</p></body></html>',
+    # after </html>, a "<?...>" (a comment to a browser) and then a start tag: read the HTML5 way
+    b'<html lang<ul><ul><li>x <?i<?h1<template></html><?svg<tr><a><head><title>t</title></head><p>body text</p>',
 ])
 def test_what_a_browser_shows_in_the_body_is_in_the_body(html):
     page = parse(html)

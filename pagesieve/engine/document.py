@@ -290,8 +290,10 @@ def _parse_text(text: str) -> HtmlElement:
 
 
 #: Text or a start tag after the first ``</html>`` (pages saved as several documents one after another,
-#: a stray end tag inside a paragraph): HTML5 puts it in the body, libxml2 drops everything that follows.
-_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->)*(?:[^\s<]|<[a-z])", re.I | re.S)
+#: a stray end tag inside a paragraph; comments, doctypes and "<?...>" between count for nothing): HTML5 puts it in
+#: the body, libxml2 drops everything that follows.
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
+                         re.I | re.S)
 
 #: ``<html ... />``: browsers ignore the slash; libxml2 ends the document there and drops the whole page.
 _SELF_CLOSED_HTML = re.compile(r"<html\b[^<>]*/\s*>", re.I)
