@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from pagesieve.core.errors import InputError, UnparsableError
+from pagesieve.core.tagscan import noscript_regions
 from pagesieve.engine.document import detect_encoding, parse
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction"
@@ -136,8 +137,15 @@ _URL_NOISE = {c: None for c in range(0x21)}
 
 
 def browser_words(data: bytes, encoding: str | None) -> list[str]:
-    """The words of the body as a browser builds it (an HTML5 tree builder), scripts and styles aside."""
-    tree = LexborHTMLParser(data.decode(encoding or detect_encoding(data, None), "replace"))
+    """The words of the body as a browser builds it (an HTML5 tree builder), scripts and styles aside.
+    A browser runs with scripting on (a ``<noscript>``'s content is raw text to the first
+    ``</noscript>``); lexbor parses with it off, so each ``<noscript>``'s content is taken out first."""
+    text = data.decode(encoding or detect_encoding(data, None), "replace")
+    pieces, pos = [], 0
+    for _, start, end in noscript_regions(text):
+        pieces.append(text[pos:start])
+        pos = end
+    tree = LexborHTMLParser("".join(pieces) + text[pos:])
     # a frame's content, and what stands in for frames and embeds where they work, is never shown
     tree.strip_tags(["script", "style", "noscript", "template", "title", "iframe", "noembed", "noframes"])
     return (tree.body.text(separator=" ") if tree.body is not None else "").split()

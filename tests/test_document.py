@@ -1,3 +1,5 @@
+from copy import deepcopy
+
 import pytest
 from lxml import etree
 
@@ -319,3 +321,50 @@ def test_a_declared_html_page_with_nul_bytes_is_html():
 def test_what_a_browser_shows_in_the_body_is_in_the_body(html):
     page = parse(html)
     assert "body text" in " ".join(page.root.find("body").itertext())
+
+
+def _shown_outside_noscript(page) -> str:
+    """The body's words outside every <noscript> (a browser with scripting on shows none of their content)."""
+    body = deepcopy(page.body)
+    for node in body.xpath(".//noscript"):
+        node.drop_tree()  # its tail stays
+    return " ".join(" ".join(body.itertext()).split())
+
+
+@pytest.mark.parametrize("html, shown, fallback", [
+    # a stray <noscript> before the page's own pair (the fuzz's page reduced): the browser's noscript
+    # ends at the first </noscript>; libxml2 nested the two and kept the footer inside the outer one
+    (b"<noscript>l><html><head><title>T</title></head><body><main><div><p>Lead.</p>"
+     b"<noscript><p>Enable scripts.</p></noscript><div id=x></div></div><footer><p>Footer text.</p></footer>"
+     b"</main></body></html>", "Footer text.", "l> T Lead. Enable scripts."),
+    (b"<p>start</p><noscript>a<noscript>b</noscript>footer text<p>more</p>", "start footer text more", "ab"),
+    # a <div> left open inside: libxml2 dropped the </noscript>
+    (b"<p>start</p><noscript><div>x</noscript>y</div><p>footer</p>", "start y footer", "x"),
+    # a comment or script opened inside hides the </noscript> from libxml2, not from a browser
+    (b"<p>start</p><noscript><!-- </noscript> -->x</noscript><p>footer</p>", "start -->x footer", ""),
+    (b"<p>s</p><noscript><script>x='</noscript>'</script></noscript><p>f</p>", "s ' f", "x='"),
+])
+def test_a_noscript_ends_where_a_browser_with_scripting_ends_it(html, shown, fallback):
+    page = parse(html)
+    assert _shown_outside_noscript(page) == shown  # what Chromium shows of these pages
+    noscripts = page.body.xpath("//noscript")
+    assert " ".join(" ".join(" ".join(n.itertext()) for n in noscripts).split()) == fallback
+    assert not page.root.xpath("//noscript//noscript | //*[@data-pagesieve-noscript]")
+
+
+@pytest.mark.parametrize("html", [
+    "<p>s</p><noscript><iframe src=x height=0></iframe></noscript><div><noscript><img src=a></noscript></div><p>f</p>",
+    "<html><head><noscript><link rel=stylesheet href=a.css></noscript></head><body><p>t</p></body></html>",
+    "<p>s</p><noscript><p>unclosed<p>to the end",
+    "<p>s</p><noscript><p>a</p></noscript>b</noscript><p>c</p>",
+])
+def test_balanced_or_unclosed_noscripts_parse_as_before(html, monkeypatch):
+    from pagesieve.core import tagscan
+    from pagesieve.engine import noscript
+
+    page = etree.tostring(parse(html.encode()).root, method="html")
+    scans = []
+    monkeypatch.setattr(tagscan, "noscript_regions", lambda text: scans.append(text) or [])
+    monkeypatch.setattr(noscript, "end_dropped", lambda log: False)
+    assert etree.tostring(parse(html.encode()).root, method="html") == page  # as without the repair
+    assert scans == []  # plain pairs cost no tokenizer scan

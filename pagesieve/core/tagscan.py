@@ -123,6 +123,59 @@ def py_scan(text: str, foreign: bool, start: int = 0) -> tuple[int, int, int]:
             i += 1
 
 
+#: The end of a ``<noscript>``'s content as a browser with scripting on reads it (raw text): ``</noscript``
+#: then a space, / or >.
+_NOSCRIPT_END = re.compile(r"</noscript(?=[\t\n\f\r />])", re.I | re.A)
+
+
+def noscript_regions(text: str) -> list[tuple[int, int, int]]:
+    """Each ``<noscript>`` of ``text`` as a browser with scripting on reads it: (the offset of its start
+    tag's ``<``, where its content starts, where its content ends: at the first ``</noscript`` after it,
+    or the end of the page). Its content is raw text, so a ``<noscript>`` inside it opens nothing. The
+    rest is read as :func:`py_scan` reads it (libxml2's reading: comments, raw-text elements and
+    ``<plaintext>`` hold no tags)."""
+    n = len(text)
+    found: list[tuple[int, int, int]] = []
+    i, no_close_from = 0, n + 1
+    while True:
+        i = text.find("<", i)
+        if i < 0 or i + 1 >= n:
+            return found
+        c = text[i + 1]
+        if c in _ASCII_LETTERS:
+            j = _past(_TAG_NAME, text, i + 2)
+            end = _tag(text, j, n, _AFTER_QUOTED)[0]
+            if end < 0:
+                return found
+            name = _name(text, i + 1, j)
+            if name == "noscript":
+                m = _NOSCRIPT_END.search(text, end)
+                found.append((i, end, m.start() if m else n))
+                end = _tag(text, m.end(), n, _AFTER_QUOTED)[0] if m else -1
+            elif name:
+                end = _raw_text_end(text, name, end, n)
+            if end < 0:
+                return found
+            i = end
+        elif c == "/" or c == "?":
+            if c == "/" and i + 2 < n and text[i + 2] in _ASCII_LETTERS:
+                end = _tag(text, _past(_TAG_NAME, text, i + 3), n, _AFTER_QUOTED)[0]
+            elif c == "/" and text.startswith(">", i + 2):
+                end = i + 3
+            else:  # a bogus comment or "<?...>", to the next >
+                end = text.find(">", i + 2)
+                end = end + 1 if end >= 0 else -1
+            if end < 0:
+                return found
+            i = end
+        elif c == "!":
+            i, no_close_from = _declaration_end(text, i, n, False, no_close_from)
+            if i < 0:
+                return found
+        else:
+            i += 1
+
+
 def _declaration_end(text: str, i: int, n: int, foreign: bool, no_close_from: int) -> tuple[int, int]:
     """After the ``<!`` at ``i`` (a comment, CDATA in foreign content, a doctype or a bogus comment):
     (the offset after it, or -1 when the text ends inside it; ``no_close_from`` updated)."""

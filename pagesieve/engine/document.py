@@ -32,6 +32,12 @@ proxy then serves it as it is) — never a silently shortened tree:
   empty page under a very long tab title; seen on saved pages cut and spliced by their crawler).
   When what it swallowed holds the page's markup (``</head>``, ``<body>``, a ``<div>``/``<p>``/
   ``<table>``), the title is closed at the end of its first line, so the page's body is read.
+* A browser (scripting on, as pagesieve's output keeps it) reads a ``<noscript>``'s content as raw
+  text up to the first ``</noscript>``; libxml2 parses it as markup, and where a second
+  ``<noscript>``, an unclosed comment, raw-text element or ``<div>`` inside it keeps libxml2's
+  element open past that end tag, the rest of the page would end up inside it. Such a ``<noscript>``
+  is emptied before the parse and its content, parsed on its own, put back in it afterwards
+  (:mod:`pagesieve.engine.noscript`); pages whose pairs are balanced pay three regular expressions.
 * A start tag with more than :data:`MAX_ATTRIBUTES` attributes makes the page refused before it is
   parsed: libxml2 and lexbor compare each attribute of a tag with every earlier one, so one such
   tag costs the square of its attributes (80,000 on one ``<img>``: 19 s in libxml2). They are
@@ -58,6 +64,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pagesieve.core import dom, tagscan
 from pagesieve.core.errors import InputError, UnparsableError
+from pagesieve.engine import noscript
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _META_CHARSET = re.compile(
@@ -212,12 +219,17 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     text = _XML_DECL.sub("", text, count=1)
     text = _close_runaway_title(text)
     refuse_long_tags(text)
+    text, hollowed = noscript.hollow(text, noscript.broken_regions(text))
     root = _parse_text(text)
+    if not hollowed and noscript.end_dropped(_parser().error_log):
+        text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
+        root = _parse_text(text)
     if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _SELF_CLOSED_HTML.search(text)
             or _foreign_markup(root) or _bodiless(root)):
         html5 = LexborHTMLParser(text).html or ""
         refuse_long_tags(html5)  # the tree lexbor built, as libxml2 will read it
         root = _parse_text(html5)
+    noscript.fill(root, hollowed, _parse_text)
     _close_voids(root)
     body = root.find("body")
     if body is None:

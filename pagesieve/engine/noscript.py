@@ -1,0 +1,142 @@
+"""``<noscript>`` ended where a browser ends it, before libxml2 parses the page.
+
+A browser with scripting on (pagesieve's output keeps it on; only its Content-Security-Policy blocks
+the scripts) reads a ``<noscript>``'s content as raw text up to the first ``</noscript>``: what
+follows that end tag is shown. libxml2 parses the content as markup, and its ``<noscript>`` can run
+past that end tag, taking the rest of the page (hidden, or dropped by a filter) with it:
+
+* a second ``<noscript>`` before the first ``</noscript>`` (a page with a stray start tag before its
+  own pair): libxml2 nests it, the end tag closes only the inner one;
+* a comment or a raw-text element (``<script>``, ``<style>``, ``<textarea>``…) opened in the content
+  and not closed in it: libxml2 does not see the end tag inside it;
+* an element opened in the content and not closed in it that libxml2 does not close for
+  ``</noscript>`` (a ``<div>``, a table): the end tag is dropped (its error log says so).
+
+Such a ``<noscript>`` (a "region": from its start tag to the browser's end tag) is hollowed: its
+content is taken out of the text before the parse and its start tag marked, so libxml2 sees an empty
+``<noscript></noscript>`` and reads what follows as the page's own markup, as a browser does. The
+content is then parsed on its own and put back inside the marked element, as elements (what the
+``ignore`` filter shows in place of removed scripts), nested ``<noscript>`` tags in it unwrapped.
+A ``<noscript>`` never closed is left as it is: nothing follows it that a browser shows.
+
+Pages with balanced, well-formed pairs parse as before: a first check with three regular
+expressions (every ``<noscript`` is followed by its ``</noscript`` before the next one, and nothing
+between them hides that end tag) skips all other work; only a page failing it is scanned as a
+browser's tokenizer reads it (:func:`pagesieve.core.tagscan.noscript_regions`, linear).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from pagesieve.core import tagscan
+
+#: The attribute marking a hollowed ``<noscript>`` between the parse and :func:`fill` (then removed).
+MARK = "data-pagesieve-noscript"
+
+_TAG = re.compile(r"<(/?)noscript(?=[\t\n\f\r />])", re.I | re.A)
+#: What, opened inside a ``<noscript>``'s content, can hide its end tag from libxml2.
+_HIDER = re.compile(r"<!--|<(script|style|xmp|iframe|noembed|noframes|title|textarea|plaintext)(?=[\t\n\f\r />])",
+                    re.I | re.A)
+_HIDER_END = {name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.I | re.A)
+              for name in ("script", "style", "xmp", "iframe", "noembed", "noframes", "title", "textarea")}
+_DROPPED_END = re.compile(r"mismatch: noscript and ", re.I)
+
+
+def _hides_end(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (a ``<noscript>``'s content) opens a comment or a raw-text element
+    that does not end in it: libxml2 would read the ``</noscript>`` after it as part of it."""
+    i = start
+    while True:
+        m = _HIDER.search(text, i, end)
+        if m is None:
+            return False
+        name = (m.group(1) or "").lower()
+        if name == "plaintext":
+            return True
+        if name:
+            close = _HIDER_END[name].search(text, m.end(), end)
+            if close is None:
+                return True
+            i = close.end()
+        else:
+            close_at = text.find("-->", m.start() + 2, end)  # "<!-->" ends itself, as "-->" found here says
+            if close_at < 0:
+                return True
+            i = close_at + 3
+
+
+def _plainly_balanced(text: str) -> bool:
+    """Whether every ``<noscript`` of ``text`` is followed by a ``</noscript`` before the next
+    ``<noscript`` and nothing between them hides that end tag (or it is the last and never closed).
+    Read as plain text: a page passing it has no broken region in a tokenizer's reading either."""
+    open_at = -1
+    for m in _TAG.finditer(text):
+        if not m.group(1):
+            if open_at >= 0:
+                return False
+            open_at = m.end()
+        elif open_at >= 0:
+            if _hides_end(text, open_at, m.start()):
+                return False
+            open_at = -1
+    return True
+
+
+def broken_regions(text: str) -> list[tuple[int, int, int]]:
+    """The regions (see :func:`pagesieve.core.tagscan.noscript_regions`) of ``text`` libxml2 would
+    end after the browser's end tag: a second start tag or a hidden end tag in their content."""
+    if _TAG.search(text) is None or _plainly_balanced(text):
+        return []
+    n = len(text)
+    return [(start, a, b) for start, a, b in tagscan.noscript_regions(text)
+            if b < n and (_TAG.search(text, a, b) is not None or _hides_end(text, a, b))]
+
+
+def end_dropped(error_log) -> bool:
+    """Whether libxml2 dropped a ``</noscript>`` because an element opened inside it was still open."""
+    return any(_DROPPED_END.search(entry.message) for entry in error_log)
+
+
+def closed_regions(text: str) -> list[tuple[int, int, int]]:
+    """Every region of ``text`` that a ``</noscript>`` ends and whose content holds markup."""
+    n = len(text)
+    return [(start, a, b) for start, a, b in tagscan.noscript_regions(text) if b < n and "<" in text[a:b]]
+
+
+def hollow(text: str, regions: list[tuple[int, int, int]]) -> tuple[str, list[str]]:
+    """``text`` with the content of each region taken out and its start tag marked with its number
+    in the list returned: the contents, in order."""
+    parts: list[str] = []
+    contents: list[str] = []
+    pos = 0
+    for start, a, b in regions:
+        name_end = start + len("<noscript")
+        parts += [text[pos:name_end], f' {MARK}="{len(contents)}"', text[name_end:a]]
+        contents.append(text[a:b])
+        pos = b
+    parts.append(text[pos:])
+    return "".join(parts), contents
+
+
+def fill(root, contents: list[str], parse: Callable[[str], object]) -> None:
+    """Put each hollowed content back into its marked ``<noscript>``, parsed on its own by ``parse``
+    (text to an lxml root), nested ``<noscript>`` elements unwrapped."""
+    used: set[int] = set()
+    for el in list(root.iter("noscript")):
+        mark = el.attrib.pop(MARK, None) if contents else None
+        if mark is None or not mark.isdigit() or int(mark) >= len(contents) or int(mark) in used:
+            continue
+        used.add(int(mark))
+        content = contents[int(mark)]
+        if not content.strip():
+            el.text = content or None
+            continue
+        body = parse("<body>" + content).find("body")  # type: ignore[attr-defined]
+        if body is None:
+            continue
+        for inner in list(body.iter("noscript")):
+            inner.drop_tag()
+        el.text = body.text
+        el.extend(list(body))
