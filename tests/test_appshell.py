@@ -1,6 +1,7 @@
 """Pages their scripts make (app shells), recognised from the HTML; served as sent by the chain."""
 
 import pytest
+from lxml import etree
 
 import pagesieve
 from pagesieve.analysis import appshell
@@ -70,3 +71,30 @@ def test_filtered_when_switched_off_or_when_scripts_stay(settings):
 def test_a_hydrated_page_is_filtered():
     out = pagesieve.filter_html(page(f'<div id="root"><p>{ARTICLE}</p></div>{BUNDLE}'))
     assert "The river rose overnight" in out and "main.3f2a.js" not in out
+
+
+#: The definition shown_text keeps to: every text node under the body but those inside a script, a style
+#: or a template at any depth (the query it replaced, which walked up from every node).
+_SHOWN = etree.XPath(".//text()[not(ancestor::script or ancestor::style or ancestor::template)]", smart_strings=False)
+
+
+@pytest.mark.parametrize("body", [
+    "<p>one <b>two</b> three</p><script>var x</script>after<style>p{}</style>tail",
+    # a template the parser fills with elements: read node by node, the template's subtree skipped whole
+    "<p>a</p><template><div>hidden <b>deep</b></div>still hidden</template>shown<p>b</p>",
+    "<template><template><p>x</p></template>y</template>z<div>w<!--c-->v<?pi p?>u</div>t",
+    "<div>a<template><p>in</p></template><span>b<template>c<i>d</i></template>e</span>f</div>g",
+    "<div><div><div>deep<template><p>q</p></template>r</div>s</div>t</div>u",
+    "just text, no element",
+])
+def test_shown_text_is_the_text_outside_scripts_styles_and_templates(body):
+    root = parse(page(body).encode()).root
+    assert appshell.shown_text(root.find("body")) == "".join(_SHOWN(root.find("body")))
+
+
+def test_shown_text_reads_a_page_deeper_than_python_recurses():
+    """A page nested 2,000 levels deep (the parser's limit is 2,048) with a filled template: the walk keeps
+    its own stack."""
+    body = "<div>word " * 2000 + "<template><p>hidden</p></template>end"
+    text = appshell.shown_text(parse(page(body).encode()).root.find("body"))
+    assert text.split() == ["word"] * 2000 + ["end"]

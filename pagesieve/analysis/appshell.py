@@ -26,6 +26,7 @@ this module; none of the pages that hold their main text is a shell by this rule
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lxml import etree
@@ -52,7 +53,15 @@ DATA_CHARS = 2000
 SCRIPT_CHARS = 20000
 _JSON_TYPES = ("application/json", "application/ld+json")
 _STATE = re.compile(r"window\.__[A-Z_a-z]+__\s*=\s*[\[{]|__NEXT_DATA__|__NUXT__|__APOLLO_STATE__")
-_TEXTS = etree.XPath(".//text()[not(ancestor::script or ancestor::style or ancestor::template)]", smart_strings=False)
+#: Elements whose text (all of it, at any depth) a browser does not show as the page's.
+_HIDDEN = frozenset({"script", "style", "template"})
+#: The text nodes under an element but those whose parent is hidden: each node's parent, one step, where
+#: ``ancestor::`` would walk up the whole page from every node (a page nested a thousand levels deep made
+#: that a million steps). Exact when no hidden element holds an element, as the parser leaves scripts and
+#: styles; a ``<template>`` it fills with elements is read by :func:`_walk_text` instead. ``descendant::``,
+#: not ``.//``: the same nodes without a node set merged per element (see :data:`pagesieve.core.dom._TEXTS`).
+_TEXTS = etree.XPath("descendant::text()[not(parent::script or parent::style or parent::template)]",
+                     smart_strings=False)
 
 
 @dataclass(frozen=True)
@@ -78,10 +87,41 @@ def _mount(el: HtmlElement) -> bool:
     return any(el.get(a) is not None for a in MOUNT_ATTRS)
 
 
+def shown_text(body: HtmlElement) -> str:
+    """The text under ``body`` in document order, the text inside scripts, styles and templates aside."""
+    if any(el.tag in _HIDDEN for el in (body, *body.iterancestors())):
+        return ""
+    if any(len(el) for el in body.iter(*_HIDDEN)):
+        return _walk_text(body)
+    return "".join(_TEXTS(body))
+
+
+def _walk_text(body: HtmlElement) -> str:
+    """:func:`shown_text` read node by node (a hidden element's subtree skipped whole, its tail kept): a
+    stack of the open elements' child iterators, not recursion, as pages nest deeper than Python recurses."""
+    parts = [body.text or ""]
+    stack: list[tuple[Iterator[HtmlElement], HtmlElement | None]] = [(iter(body), None)]
+    while stack:
+        children, owner = stack[-1]
+        for child in children:
+            tag = child.tag
+            if isinstance(tag, str) and tag not in _HIDDEN:
+                parts.append(child.text or "")
+                if len(child):
+                    stack.append((iter(child), child))
+                    break  # its tail comes after its children
+            parts.append(child.tail or "")
+        else:
+            stack.pop()
+            if owner is not None:
+                parts.append(owner.tail or "")
+    return "".join(parts)
+
+
 def judge(root: HtmlElement) -> Verdict:
     """Whether the page of ``root`` (as parsed, before any filter) is a shell its scripts fill in."""
     body = dom.body_of(root)
-    text = "".join(_TEXTS(body))
+    text = shown_text(body)
     chars = len("".join(text.split()))
     if chars >= SHELL_MAX_CHARS:
         return Verdict(False, chars)

@@ -28,7 +28,10 @@ WORD_CHARS = re.compile(r"\w", re.UNICODE)
 #: A word, wherever pagesieve counts or compares words (measurement, headlines, evaluation).
 WORD = re.compile(r"\w+", re.UNICODE)
 _SPACES = re.compile(r"\s")
-_TEXTS = etree.XPath(".//text()[not(parent::script or parent::style)]", smart_strings=False)
+#: The text nodes under an element. ``descendant::text()``, not ``.//text()``: the same nodes, but
+#: ``.//`` with a condition makes libxml2 merge one node set per element into the result, time that
+#: grew with the square of a page's paragraphs (1,600 paragraphs: 36 ms where ``descendant::`` takes 3).
+_TEXTS = etree.XPath("descendant::text()[not(parent::script or parent::style)]", smart_strings=False)
 #: The elements whose own text _TEXTS leaves out.
 #: Elements whose text is never shown: it is code.
 SILENT = frozenset({"script", "style"})

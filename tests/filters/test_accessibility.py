@@ -1168,3 +1168,21 @@ def test_layout_spacer_cells_are_dropped(cell, dropped):
     assert by_id(page, "t").tag == "div"
     assert (page.root.get_element_by_id("c", None) is None) is dropped
     assert "First words" in dom.text_of(page.root)
+
+
+@pytest.mark.parametrize("html", [
+    "<div id=a><p>x</p><div id=s><p>in<b>b</b></p><!--last--></div><p>after</p></div><p>end</p>",
+    "<div id=s></div><p>after</p>",  # an empty scope: itself only
+    "<p>before</p><div><div id=s><div><div><p>deep</p></div></div></div></div><div><p>after</p></div>",
+    "<div id=s><p>all of it</p></div>",
+])
+def test_in_document_order_marks_what_is_inside_the_scope(html):
+    """The flag the walk carries (a run from the scope to its last node) is what asking each node's
+    ancestors says."""
+    from pagesieve.filters.accessibility.shared import in_document_order, inside
+    body = parse(f"<html><body>{html}</body></html>".encode()).root.find("body")
+    scope = body.get_element_by_id("s")
+    marked = list(in_document_order(body, scope))
+    assert [el for el, _ in marked] == list(body.iter())
+    assert [flag for _, flag in marked] == [el is scope or inside(el, scope) for el in body.iter()]
+    assert all(flag for _, flag in in_document_order(body, body))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
-from pagesieve.filters.accessibility.shared import Doc, inside
+from pagesieve.filters.accessibility.shared import Doc, in_document_order
 
 if TYPE_CHECKING:
     from pagesieve.filters.accessibility import AccessibilitySettings
@@ -32,9 +32,10 @@ def _one_h1(body: HtmlElement, scope: HtmlElement, page, ctx, s: AccessibilitySe
     untitled text says nothing a person should read at the top of the story), else the first heading
     on the page promoted."""
     all_h = list(body.iter(*dom.HEADINGS))
-    in_main = [h for h in all_h if inside(h, scope)]
+    below = {h for h in scope.iter(*dom.HEADINGS) if h is not scope}  # one walk, not each heading's ancestors
+    in_main = [h for h in all_h if h in below]
     h1s = [h for h in all_h if h.tag == "h1"]
-    chosen = next((h for h in h1s if h in in_main), h1s[0] if h1s else None)
+    chosen = next((h for h in h1s if h in below), h1s[0] if h1s else None)
     for h in h1s:
         if h is not chosen:
             h.tag = "h2"
@@ -101,10 +102,10 @@ def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElem
     the title "icStaines - More Britons in blood scandal"). None when no such line comes first."""
     words = set(dom.WORD.findall(title.lower()))
     found = None
-    for el in body.iter():
+    for el, in_scope in in_document_order(body, scope):
         if not isinstance(el.tag, str):
             continue
-        if el.tag in dom.BLOCK_TAGS and (el is scope or inside(el, scope)) and _own_chars(el) >= _STORY_START_CHARS:
+        if el.tag in dom.BLOCK_TAGS and in_scope and _own_chars(el) >= _STORY_START_CHARS:
             break
         if el.tag not in _HEADLINE_TEXT_TAGS or not (el.text or "").strip():
             continue

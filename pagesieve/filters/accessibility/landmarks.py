@@ -59,7 +59,8 @@ def _main(body: HtmlElement, nav: HtmlElement | None, ctx) -> HtmlElement | None
     mains = MAINS(body)
     keep = None
     if article is not None:
-        keep = next((m for m in mains if m is article or inside(article, m)), None)
+        around = set(article.iterancestors())  # once, not one walk up the page per <main>
+        keep = next((m for m in mains if m is article or m in around), None)
     elif mains:
         keep = max(mains, key=dom.text_len)
     for m in mains:
@@ -144,7 +145,8 @@ def _headline_into_main(body: HtmlElement, main: HtmlElement, ctx, s: Accessibil
         ctx.note("main", h1, "the <h1> is far before <main>: left where it is",
                  measured={"chars_between": gap}, threshold={"headline_gap_chars": limit})
         return main
-    top = next(a for a in main.iterancestors() if inside(h1, a))  # the lowest common ancestor
+    above_h1 = set(h1.iterancestors())  # once: asking inside() for each of main's ancestors is depth squared
+    top = next(a for a in main.iterancestors() if a in above_h1)  # the lowest common ancestor
     first = next(x for x in (h1, *h1.iterancestors()) if x.getparent() is top)
     last = next(x for x in (main, *main.iterancestors()) if x.getparent() is top)
     if last is main:  # main is a child there: the blocks from the headline on move into it

@@ -4,7 +4,7 @@ group of them asks, and the questions about names, text and position they have i
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,7 +144,26 @@ def spoken(el: HtmlElement) -> bool:
 
 
 def inside(node: HtmlElement, container: HtmlElement) -> bool:
+    """Whether ``container`` is an ancestor of ``node``: a walk up ``node``'s ancestors, as long as the
+    page is deep, so once per question, never once per element of a walk (see :func:`in_document_order`)."""
     return any(a is container for a in node.iterancestors())
+
+
+def in_document_order(root: HtmlElement, scope: HtmlElement) -> Iterator[tuple[HtmlElement, bool]]:
+    """``root``'s nodes in document order, each with whether it is ``scope`` or inside it. ``scope``'s
+    nodes are one run in that order, from ``scope`` to its last node (its last child's last child, and
+    so on), so a flag set and cleared there answers for every node; asking :func:`inside` for each
+    would walk each node's ancestors, and a page nested a thousand levels deep makes that a million steps."""
+    last = scope
+    while len(last):
+        last = last[-1]
+    in_scope = False
+    for el in root.iter():
+        if el is scope:
+            in_scope = True
+        yield el, in_scope
+        if el is last:
+            in_scope = False
 
 
 def precedes(a: HtmlElement, b: HtmlElement) -> bool:
