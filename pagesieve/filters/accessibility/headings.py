@@ -97,8 +97,8 @@ _STORY_START_CHARS = 80
 
 def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElement | None:
     """The last element before the story starts (the first block inside ``scope`` with
-    ``_STORY_START_CHARS`` of text of its own) whose whole text is three or more of the title's words, half of them or more, outside
-    links and landmarks: the page's headline set as bold text ("More Britons in blood scandal" under
+    ``_STORY_START_CHARS`` of text of its own) whose whole text is three or more of the title's words,
+    half of them or more, outside links and landmarks: the page's headline set as bold text ("More Britons in blood scandal" under
     the title "icStaines - More Britons in blood scandal"). None when no such line comes first."""
     words = set(dom.WORD.findall(title.lower()))
     found = None
@@ -109,6 +109,8 @@ def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElem
             break
         if el.tag not in _HEADLINE_TEXT_TAGS or not (el.text or "").strip():
             continue
+        if not set(dom.WORD.findall(el.text.lower())) <= words:
+            continue  # its own first words are not the title's: no need to read the text under it
         own = dom.WORD.findall(dom.text_of(el).lower())
         if (len(own) >= 3 and set(own) <= words and len(set(own)) >= 0.5 * len(words)
                 and next(el.iterancestors("a"), None) is None and not dom.furniture_between(el)):
@@ -118,4 +120,4 @@ def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElem
 
 def _own_chars(el: HtmlElement) -> int:
     """Characters of the text written in ``el`` itself, not inside its child elements."""
-    return len("".join([el.text or "", *(c.tail or "" for c in el)]).split())
+    return len("".join("".join([el.text or "", *(c.tail or "" for c in el)]).split()))
