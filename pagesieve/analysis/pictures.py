@@ -6,8 +6,6 @@ picture goes with its block, so that the story keeps its pictures."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
@@ -30,7 +28,7 @@ def has_alternative(img: HtmlElement) -> bool:
 
 def opens_picture(link: HtmlElement) -> bool:
     """Whether the link ``link`` leads to a picture file (the full-size picture of a thumbnail), not a page."""
-    return urlsplit((link.get("href") or "").strip()).path.lower().endswith(_PICTURE_FILE)
+    return dom.url_path((link.get("href") or "").strip()).lower().endswith(_PICTURE_FILE)
 
 
 def gallery(node: HtmlElement, min_links: int = 2) -> bool:

@@ -319,6 +319,18 @@ def test_a_gallery_of_thumbnails_opening_their_pictures_stays(href, kept):
     assert "Page 5" not in page.body.text_content()  # the menu still goes
 
 
+@pytest.mark.parametrize("href", ["http://[oops/p.jpg", "http://[oops/docs/a"])
+def test_an_address_no_browser_can_follow_breaks_no_rule(href):
+    # urlsplit refuses "http://[oops" (an unclosed IPv6 host): the gallery and table-of-contents tests
+    # read addresses, and one such link must not make the filter fail (and the page go out unfiltered)
+    thumbs = "".join(f'<a href="{href}"><img src=/t{i}.jpg alt=""></a>' for i in range(4))
+    html = (f"<html><body>{menu(6)}<main><p>{para(900)}</p><div id=g>{thumbs}</div>"
+            f"<ul id=toc><li><a href='{href}'>One</a></li><li><a href='#b'>Two</a></li></ul></main></body></html>")
+    page, state, _ = run_filter("link_lists", html, url="https://example.org/docs/")
+    assert not [e for e in state.record if e.get("action") == "error"]
+    assert "Page 5" not in page.body.text_content()
+
+
 def test_a_byline_like_block_in_the_footer_still_goes():
     html = (f"<html><head><title>The story</title></head><body><h1>The story</h1><p>{para(800)}</p>"
             f"<div id=footer>© 2012 <a href=/a>About</a> <a href=/p>Privacy</a></div></body></html>")

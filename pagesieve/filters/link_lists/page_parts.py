@@ -132,6 +132,9 @@ def is_toc(node: HtmlElement, s: LinkListSettings, under: tuple[str, str, str] |
         if h.startswith("#"):
             toc += len(h) > 1
         elif under is not None:
-            parts = urlsplit(urljoin(under[2], h))
+            try:
+                parts = urlsplit(urljoin(under[2], h))
+            except ValueError:  # an address no browser can follow ("http://[oops"): leads nowhere under the page
+                continue
             toc += parts.netloc.lower() == under[0] and parts.path.startswith(under[1])
     return toc >= s.toc_share * len(hrefs)
