@@ -343,6 +343,8 @@ def _shown_outside_noscript(page) -> str:
     # a comment or script opened inside hides the </noscript> from libxml2, not from a browser
     (b"<p>start</p><noscript><!-- </noscript> -->x</noscript><p>footer</p>", "start -->x footer", ""),
     (b"<p>s</p><noscript><script>x='</noscript>'</script></noscript><p>f</p>", "s ' f", "x='"),
+    # a tag left unclosed just before the end tag takes it in, for libxml2 only
+    (b"<p>start</p><noscript><table><tr><td>x</td></tr></table</noscript><p>footer</p>", "start footer", "x"),
 ])
 def test_a_noscript_ends_where_a_browser_with_scripting_ends_it(html, shown, fallback):
     page = parse(html)

@@ -46,7 +46,10 @@ _DROPPED_END = re.compile(r"mismatch: noscript and ", re.I)
 
 def _hides_end(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a ``<noscript>``'s content) opens a comment or a raw-text element
-    that does not end in it: libxml2 would read the ``</noscript>`` after it as part of it."""
+    that does not end in it, or ends inside a tag: libxml2 would read the ``</noscript>`` after it as
+    part of it."""
+    if text.rfind("<", start, end) > text.rfind(">", start, end):
+        return True  # a tag left unclosed just before the end tag ("</table</noscript>") takes it in
     i = start
     while True:
         m = _HIDER.search(text, i, end)
