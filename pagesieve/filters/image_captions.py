@@ -188,7 +188,8 @@ class ImageCaptionsFilter(Filter):
         removed = ctx.state.removed_captions  # captions main_content took out
         candidates, remove = [], []
         for img in images:
-            if s.keep_story_pictures and story_picture(img, s.story_picture_px) and has_alternative(img):
+            in_story = s.keep_story_pictures and story_picture(img, s.story_picture_px)
+            if in_story and has_alternative(img):
                 if ctx.explaining("keep"):
                     ctx.note("keep", img, "a picture set in the story: not a link to another page, not a thumbnail, with a text alternative",
                              threshold={"story_picture_px": s.story_picture_px})
@@ -196,7 +197,7 @@ class ImageCaptionsFilter(Filter):
             cand = self._candidate(img, article, article_chars, removed.get(img, ""))
             if cand.caption:
                 candidates.append(cand)
-            elif s.keep_story_pictures and story_picture(img, s.story_picture_px):
+            elif in_story:
                 # Nothing on the page says what it shows, so nothing says it is about something else: a
                 # step's screenshot, a photo between the story's paragraphs. Kept for the eye; with no
                 # words to give it, a screen reader is told to pass it by (alt="") instead of reading its
