@@ -58,11 +58,23 @@ def test_a_fixed_image_looks_loaded_to_the_loaders_style_sheet():
     img = page.root.get_element_by_id("i")
     assert img.get("src") == "/a.jpg" and img.get("srcset") == "/a.jpg 1200w, /b.jpg 300w"
     assert img.get("sizes") == "(max-width: 1200px) 100vw"
-    assert not [a for a in img.attrib if a.startswith("data-")] and img.get("class") == "gb-image"
+    assert not [a for a in img.attrib if a.startswith("data-")] and img.get("class") == "gb-image lazyloaded"
     # its address already in place: only the lazy marks go
     page, _ = ignore("<img id=i class=lazyload src=/a.jpg data-src=/a.jpg>")
     img = page.root.get_element_by_id("i")
-    assert img.get("src") == "/a.jpg" and img.get("class") is None and img.get("data-src") is None
+    assert img.get("src") == "/a.jpg" and img.get("class") == "lazyloaded" and img.get("data-src") is None
+
+
+def test_a_fixed_picture_is_not_hidden_by_its_wrappers_lazy_class():
+    # a news site's style sheet: ".lazysize img{opacity:0} .lazysize img.lazyloaded{opacity:1}"
+    page, _ = ignore("<picture id=p class='embed lazysize'><source data-srcset='/a.webp 1x'>"
+                     "<img id=i class='photo lazyload' data-src=/a.jpg></picture>")
+    assert page.root.get_element_by_id("p").get("class") == "embed"
+    assert page.root.get_element_by_id("i").get("class") == "photo lazyloaded"
+    # an image that needed nothing keeps its classes and its wrapper's
+    page, _ = ignore("<picture id=p class=lazysize><img id=i class=photo src=/a.jpg></picture>")
+    assert page.root.get_element_by_id("p").get("class") == "lazysize"
+    assert page.root.get_element_by_id("i").get("class") == "photo"
 
 
 def test_picture_sources_get_their_srcset():

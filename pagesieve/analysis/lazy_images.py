@@ -149,16 +149,34 @@ def _mark_loaded(el: HtmlElement, ctx) -> None:
     """Make ``el`` look loaded to the page's style sheet: the lazy loaders' style sheets hide an image
     until their script has swapped its address in (``img[data-lazy-src]{opacity:0}``,
     ``.lazyload{opacity:0}``), so with the address set and no script to come, the lazy attributes and
-    the lazy class names go (their display size is kept as ``sizes``)."""
+    the lazy class names go (their display size is kept as ``sizes``). The hiding rule may also name
+    the ``<picture>`` around the image (``.lazysize img{opacity:0}``): its lazy class names go too. And
+    the image gets the class the loader sets when the picture has come (:data:`LOADED_CLASS`), which
+    the same style sheets show it by (``.lazysize img.lazyloaded{opacity:1}``)."""
     sizes = next((el.get(a) for a in LAZY_SIZES_ATTRS if (el.get(a) or "").strip() not in ("", "auto")), None)
     if sizes is not None and el.get("sizes") is None:
         ctx.set_attr(el, "sizes", sizes)
     for name in (*LAZY_SRC_ATTRS, *LAZY_SRCSET_ATTRS, *LAZY_SIZES_ATTRS):
         if el.get(name) is not None:
             ctx.set_attr(el, name, None)
+    _drop_lazy_classes(el, ctx, LOADED_CLASS if el.tag == "img" else None)
+    parent = el.getparent()
+    if parent is not None and parent.tag == "picture":
+        _drop_lazy_classes(parent, ctx)
+
+
+#: The class lazysizes (and the WordPress loaders built on it) gives an image once its picture has
+#: loaded, in place of ``lazyload``: the loaders' style sheets show the image by it.
+LOADED_CLASS = "lazyloaded"
+
+
+def _drop_lazy_classes(el: HtmlElement, ctx, loaded: str | None = None) -> None:
+    """Take the class names that say "lazy" off ``el`` (and add ``loaded``, when given)."""
     names = (el.get("class") or "").split()
     kept = [n for n in names if "lazy" not in n.lower()]
-    if len(kept) != len(names):
+    if loaded is not None:
+        kept.append(loaded)
+    if kept != names:
         ctx.set_attr(el, "class", " ".join(kept) or None)
 
 

@@ -1118,6 +1118,25 @@ def test_alt_from_a_figure_caption_main_content_took_out():
     assert any("taken out of the text" in e["reason"] for e in actions(state, "alt"))
 
 
+def test_pictures_of_a_caption_block_stay_and_say_their_caption():
+    # reader: an archive post's photos without alt in a block named "caption-centered" with their
+    # credit line; the block's text goes (captions are not article text), the photos stay and a
+    # screen reader hears the credit line with them instead of nothing
+    from tests.filters.test_main_content import SENTENCE, para
+
+    html = f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=other class=caption-centered><a href=/archives><img src=logo.jpg height=195></a>
+        1948, photographer W. E. Frost, and a photo from the archives page.</div>
+      <div id=cap class=caption-centered><img id=a src=a.jpg height=235> <img id=b src=b.jpg height=235><br>
+        1938, archive numbers 39749 and 39750, photographer unknown.</div>
+      {para(4, "p2")}<p>{SENTENCE}</p></div></body></html>"""
+    page, state, _ = run_filters([("main_content", {}), ("accessibility", {})], html)
+    assert by_id(page, "a") is not None and by_id(page, "b") is not None
+    assert "1938" not in by_id(page, "cap").text_content()
+    # ... its own credit line, not the one of the box above (whose picture, a link away, went with it)
+    assert by_id(page, "a").get("alt") == "1938, archive numbers 39749 and 39750, photographer unknown."
+
+
 def test_aria_repairs_are_undone_with_the_rest_when_the_filter_fails(monkeypatch):
     # Fail-open: a failure later in the filter rolls back every change it made, attributes too.
     from pagesieve.filters import accessibility

@@ -21,7 +21,7 @@ FIGURE_MEDIA = etree.XPath(".//img | .//picture | .//svg | .//video | .//audio |
 
 def alt_text(doc: Doc, ctx, s: AccessibilitySettings) -> None:
     """An ``<img>`` without ``alt`` (setting ``image_alt``): ``alt=""`` when decorative, else its
-    figure's caption (also one a reader chain took out of the text), else its ``title``."""
+    figure's caption, else the caption a reader chain took out of the text around it, else its ``title``."""
     if not s.image_alt:
         return
     body, taken = doc.body, doc.captions
@@ -40,9 +40,9 @@ def alt_text(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             alt, source = "", "decorative spacer (by its file name)"
         else:
             alt, source = _caption(img), "from the figure caption"
-            if not alt and next(img.iterancestors("figure"), None) is not None and taken.get(img):
-                # the figure's caption an earlier filter took out of the text (main_content's captions)
-                alt, source = WS.sub(" ", taken[img]).strip(), "from the figure caption (taken out of the text)"
+            if not alt and taken.get(img):
+                # the caption an earlier filter took out of the text around it (main_content's captions)
+                alt, source = WS.sub(" ", taken[img]).strip(), "from its caption (taken out of the text)"
             if not alt:
                 alt, source = WS.sub(" ", img.get("title") or "").strip(), "from the title attribute"
             if not alt:

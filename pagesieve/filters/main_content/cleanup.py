@@ -11,7 +11,7 @@ from collections import defaultdict
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.headline import BYLINE_CLASS, HEADLINE_CLASS, same_words
-from pagesieve.analysis.pictures import has_alternative, in_control, story_picture
+from pagesieve.analysis.pictures import in_control, story_picture
 from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
     BOILERPLATE,
@@ -276,15 +276,15 @@ def _best_below(chosen: list[HtmlElement], inner: list[HtmlElement], scores: dic
 
 def _pictures_of(el: HtmlElement) -> list[HtmlElement]:
     """The story's pictures in a caption or gallery block (see analysis.pictures: not linked to another
-    page, not a thumbnail, not a control's face, saying what they show), each address once (a carousel
-    repeats its first and last slides for its loop), as the nodes to keep: the ``<picture>`` around an
-    image, else the image."""
+    page, not a thumbnail, not a control's face), each address once (a carousel repeats its first and
+    last slides for its loop), as the nodes to keep: the ``<picture>`` around an image, else the image.
+    One that does not say what it shows is kept too: the caption taken out is handed on to it
+    (:func:`_hand_on_caption`), and image_captions judges it by that, accessibility gives it as its ``alt``."""
     seen: set[str] = set()
     keep = []
     for img in el.iter("img"):
         address = (img.get("src") or img.get("srcset") or "").strip()
-        if (not address or address in seen or not story_picture(img, STORY_PICTURE_PX) or not has_alternative(img)
-                or in_control(img)):
+        if not address or address in seen or not story_picture(img, STORY_PICTURE_PX) or in_control(img):
             continue
         seen.add(address)
         parent = img.getparent()
@@ -300,6 +300,8 @@ def _hand_on_caption(el: HtmlElement, ctx, images: list[HtmlElement] | None = No
         return
     holder = next(el.iterancestors("figure"), None)
     if holder is None:
+        if images is None and next(el.iter("img"), None) is not None:
+            return  # a caption box with its own pictures describes those (they go with it), not its neighbours'
         holder = el.getparent()
     if holder is None:
         return
