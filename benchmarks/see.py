@@ -42,7 +42,8 @@ Measured, per corpus and variant:
   ``data-src``, ``data-srcset``, ``data-lazy-src``, ``data-original``, a ``<picture>``'s
   ``<source>``), not a placeholder (a ``data:`` URL under ``PLACEHOLDER_DATA_CHARS`` characters,
   or a file named like a spacer: blank, spacer, pixel, placeholder, transparent, 1x1 …), not
-  hidden (``checkVisibility``) unless lazy, not a tracking pixel (a declared side of at most 2 px)
+  hidden (``checkVisibility``; a lazy one, which its loader may hide until it loads, only when its
+  parent is not rendered), not a tracking pixel (a declared side of at most 2 px)
   and not an icon (both declared sides under ``ICON_PX``). The output shows one when one of its
   ``<img>`` has an address the browser loads by itself (``src``, ``srcset``, ``<picture>``
   sources: not the lazy attributes, which need the page's scripts) that is not a placeholder and
@@ -53,8 +54,8 @@ Measured, per corpus and variant:
   output shows no pictures (its column is "-"). "story" counts the lost images that are the
   story's own pictures: not inside a link to another page, not the face of a control (inside a
   ``<button>`` or an element with a button, tab or menu role: a carousel's slide buttons), not
-  named an icon (its class or id, or its parent's, says "icon") and
-  without a declared side under ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the
+  named an icon (its class or id, or its parent's, says "icon"), not shown ``REPEATED_PICTURE`` times
+  or more in the region and without a declared side under ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the
   region); "alone" those of them lost while the truth sentence beside them (the located one that
   shares the picture's deepest ancestor, the nearest in height among those) is still shown: the picture went, not the passage it illustrates (a passage that went
   whole is a text loss, counted by the sentences and by ``pagesieve eval``). Each lost image is
@@ -117,6 +118,8 @@ ICON_PX = 40
 MIN_REST_CHARS = 10
 #: A meant image with a declared side under this (px) is a button or thumbnail rather than the story's picture.
 PICTURE_PX = 100
+#: An address the main-content region shows this many times or more is an icon, not a picture of the story.
+REPEATED_PICTURE = 3
 #: Truth sentences whose place in the page is looked up (region, story start): the first this many.
 LOCATE_MAX = 60
 #: Where a page without a known URL is "loaded from" (never resolved).
@@ -233,6 +236,9 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
     const addr = addresses(img, true, args.dataChars);
     if (!addr.length) continue;
     if (!lazy && !img.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+    // a lazy image may be hidden by its loader until loaded, but one whose parent is not rendered at
+    // all (display:none: a blog's Pinterest-only pictures, hidden whatever loads) was not meant to show
+    if (lazy && img.parentElement && !img.parentElement.checkVisibility()) continue;
     const t = top(img).top;
     if (t > last + args.below) continue;
     const a = img.closest('a[href]');
@@ -252,6 +258,9 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
     });
     images.push({addresses: addr, top: Math.round(t), lazy, width: w, height: h, elsewhere, control, near});
   }
+  const uses = new Map();  // how often the region shows each address: a status icon, a rating star
+  for (const im of images) uses.set(im.addresses[0], (uses.get(im.addresses[0]) || 0) + 1);
+  for (const im of images) im.repeats = uses.get(im.addresses[0]);
   return {located: found.length, region: region.tagName.toLowerCase() + (region.id ? '#' + region.id : ''), images};
 }"""
 
@@ -294,10 +303,12 @@ def sentences(truth: str) -> list[str]:
 
 def story_picture(img: dict) -> bool:
     """A meant image that is a picture of the story itself, not a button or a teaser: not inside a link
-    to another page (a link to the picture's own file is fine) and without a declared side under
-    ``PICTURE_PX``."""
+    to another page (a link to the picture's own file is fine), without a declared side under
+    ``PICTURE_PX`` and not shown ``REPEATED_PICTURE`` times or more in the region (a forum's status
+    icon beside every post, the digits of a date drawn as pictures)."""
     small = any(img.get(k) is not None and img[k] < PICTURE_PX for k in ("width", "height"))
-    return not img.get("elsewhere") and not small and not img.get("control")
+    return (not img.get("elsewhere") and not small and not img.get("control")
+            and img.get("repeats", 1) < REPEATED_PICTURE)
 
 
 def _link_broke(sentence: str, links: list[str], lines: str) -> bool:

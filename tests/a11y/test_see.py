@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from benchmarks.see import LOWERED_PX, Browser, See, lines_of, sentences, snapshots
+from benchmarks.see import LOWERED_PX, Browser, See, lines_of, sentences, snapshots, story_picture
 from pagesieve.engine.chain import Chain
 from pagesieve.engine.config import SafetySettings
 from pagesieve.engine.output import OutputSettings
@@ -71,6 +71,9 @@ def test_harness_sees_lines_pictures_and_positions(browser):
             "<img src='/img/spacer.gif' data-original='/photos/crowd.jpg'>"
             "<img src='/photos/hidden.jpg' width=0 height=0>"
             "<img src='/icons/share.png' width=16 height=16>"
+            "<div style='display:none'><img src='data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7' "
+            "data-src='/photos/pin-only.jpg' width=600 height=1200></div>"
+            + "<img src='/icons/status.gif'>" * 3 +
             "<p>It reached the old stone wall by dawn and stayed there.</p></article></body></html>")
     browser.load(html.encode(), "text/html", "utf-8", "https://example.org/news/floods")
     text, tops = browser.show(["the river rose through the night and the town watched it."])
@@ -78,12 +81,19 @@ def test_harness_sees_lines_pictures_and_positions(browser):
     assert tops[0] is not None and 400 <= tops[0] < 500, tops
     meant = browser.meant(["the river rose through the night and the town watched it.",
                            "it reached the old stone wall by dawn and stayed there."])
-    # the shown picture and the two lazy ones; not the zero-sized one, not the icon
-    firsts = sorted(img["addresses"][0] for img in meant["images"])
-    assert [a.rsplit("/", 1)[1] for a in firsts] == ["crowd.jpg", "dawn.jpg", "wall.jpg"], firsts
+    # the shown picture and the two lazy ones (not the lazy one the page hides whatever loads: its
+    # parent is display:none); not the zero-sized one, not the icon; the thrice-shown status icon is
+    # meant but not the story's own picture
+    firsts = sorted(img["addresses"][0].rsplit("/", 1)[1] for img in meant["images"])
+    assert firsts == ["crowd.jpg", "dawn.jpg", "status.gif", "status.gif", "status.gif", "wall.jpg"], firsts
+    assert sorted(a["addresses"][0].rsplit("/", 1)[1] for a in meant["images"] if story_picture(a)) == [
+        "crowd.jpg", "dawn.jpg", "wall.jpg"]
     # shown: the images with a real src (the icon too); the lazy ones have a placeholder or nothing the
     # browser loads, the zero-sized one is not shown
     assert sorted(browser.shown_images()) == ["https://example.org/icons/share.png",
+                                              "https://example.org/icons/status.gif",
+                                              "https://example.org/icons/status.gif",
+                                              "https://example.org/icons/status.gif",
                                               "https://example.org/photos/dawn.jpg"]
 
 
