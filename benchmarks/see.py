@@ -32,9 +32,11 @@ Measured, per corpus and variant:
   to blame ("output" when every snapshot holds it and the text output does not; a "?" after the
   name when the probe run did not give the served page). ``link`` marks a break where that
   filter removed a text link whose text is in the sentence while the rest of the sentence stayed.
-* **story start**: the top (px from the top of the document) of the first truth sentence that
-  is whole in both the original and the output, found by a TreeWalker over the visible text nodes
-  and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
+* **story start**: the top (px from the top of the document) of the highest of the truth sentences
+  that are whole in both the original and the output (where the story's first words show, whichever
+  sentence they are: a page whose truth starts in a narrow side column and goes on in the centre
+  column is read from the centre's top once the layout table is linearised), found by a TreeWalker
+  over the visible text nodes and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
   more than ``LOWERED_PX`` lower than the original.
 * **pictures**: the images the original meant to show in its main content: ``<img>`` elements
   inside the smallest element holding ``REGION_SHARE`` of the located truth sentences, no lower
@@ -541,9 +543,9 @@ class See:
             seen = Seen(page.corpus, page.id, page.url, v, len(orig.whole), len(kept), chars_before=orig.chars,
                         chars_after=len(norm(text)), truth_sentences=len(orig.truth), failed=res.failed)
             after = dict(zip(located, tops))
-            first = next((s for s in located if after.get(s) is not None and s in shown), None)
-            if first is not None:
-                seen.start_before, seen.start_after = orig.tops[first], after[first]
+            both = [s for s in located if after.get(s) is not None and s in shown]
+            if both:  # the story starts where its first words show, whichever sentence they are
+                seen.start_before, seen.start_after = min(orig.tops[s] for s in both), min(after[s] for s in both)
             lost = []
             if VARIANTS[v][1] == "html":
                 shown_keys = _url_keys(self.browser.shown_images())

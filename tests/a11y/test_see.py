@@ -163,3 +163,42 @@ def test_see_gate(browser, cfg, page):
             faults.append(f"{seen.variant}: blank: {seen.chars_after} of {seen.chars_before} visible characters, "
                           f"{seen.whole_after} of {seen.whole_before} truth sentences")
     assert not faults, f"{page.corpus}/{page.id} ({page.url}):\n  " + "\n  ".join(faults)
+
+
+class _CentreFirst(Filter):
+    """Moves the block with id ``centre`` to the top of the body (what linearising a layout table with
+    the story's centre column first does)."""
+
+    name = "centre_first"
+
+    def apply(self, page, ctx) -> None:
+        centre = page.root.get_element_by_id("centre")
+        body = centre.getparent()
+        while body.tag != "body":
+            body = body.getparent()
+        body.insert(0, centre)
+
+
+def test_story_start_is_where_the_first_truth_words_show(browser, tmp_path):
+    # the truth starts in a side column placed lower than the centre column; moved first, the centre
+    # column's words start the story higher than the original's highest truth sentence: not lowered
+    html = ("<html><body><div style='height:300px'>Site banner</div><table><tr>"
+            "<td style='vertical-align:top'><div style='height:200px'></div>"
+            "<p>Western rivers rise some five days earlier than the eastern ones do.</p></td>"
+            "<td style='vertical-align:top'><div id=centre><p>The river rose through the night and the town "
+            "watched it climb.</p></div></td></tr></table></body></html>")
+    path = tmp_path / "pages" / "p2.html"
+    path.parent.mkdir()
+    path.write_text(html, encoding="utf-8")
+    (tmp_path / "truth.jsonl").write_text('{"id": "p2", "url": "https://example.org/b", "body": '
+                                          '"Western rivers rise some five days earlier than the eastern ones do.\\n'
+                                          'The river rose through the night and the town watched it climb."}\n',
+                                          encoding="utf-8")
+    page = CorpusPage("test", "p2", path, "https://example.org/b", "article")
+    see = See(browser, [])
+    see.chains = {"declutter": Chain([_CentreFirst(None)], OutputSettings(), SafetySettings(), check=False)}
+    orig = see.original(page)
+    (seen,) = see.measure(page, orig)
+    assert seen.whole_after == 2
+    assert 300 <= seen.start_before < 350 and seen.start_after < 50, (seen.start_before, seen.start_after)
+    assert seen.lowered <= LOWERED_PX
