@@ -837,3 +837,36 @@ def test_headline_is_the_post_title_that_the_page_title_holds_not_the_site_name_
     assert "Rand's Blog" not in dom.text_of(page.root.find(".//body"))
     note = next(e for e in state.record if e["action"] == "headline")
     assert note["reason"] == "headline first (<h2> matching the <title>)"
+
+
+def test_picture_blocks_between_and_just_before_the_chosen_text_join_it():
+    # a page builder's text blocks, chosen as siblings, with the story's pictures in blocks of their own:
+    # the lead photo just before the first, a photo between them; not a picture block after the text,
+    # not a teaser picture linking elsewhere, not a block of more than a caption's text
+    html = f"""<html><body><div id=menu><a href=/>Home</a> <a href=/x>News</a></div><div id=wrap>
+      <div id=lead><img src=lead.jpg alt="The bridge at dawn" width=1200 height=600></div>
+      <div id=a class=text>{para(4, "p1")}</div>
+      <div id=pic><img src=mid.jpg alt="Workers on the bridge" width=800 height=500><span>Photo: A. Lens</span></div>
+      <div id=teaser><a href=/other-story><img src=teaser.jpg alt="Another story" width=800 height=500></a></div>
+      <div id=thumb><img src=thumb.jpg alt="A thumbnail" width=60 height=40></div>
+      <div id=b class=text>{para(4, "p2")}</div>
+      <div id=after><img src=after.jpg alt="An advert" width=800 height=500></div>
+      <div id=c><p>Comments are closed.</p></div></div></body></html>"""
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"lead", "a", "pic", "b", "p1", "p2"} <= left
+    assert not {"teaser", "thumb", "after", "c", "menu"} & left
+    assert any(e["action"] == "widen" and "pictures" in e["reason"] for e in state.record)
+
+
+def test_a_link_list_inside_the_article_keeps_its_story_picture():
+    # a photo block whose only text is the photographer's linked credit is a link list by density:
+    # its link goes, the photo (no link) stays
+    html = f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=photo><figure><img id=img src=kitchen.jpg alt="The new kitchen" width=800 height=500>
+        <figcaption><a id=credit href=/photographers/lens>A. Lens Photography</a></figcaption></figure></div>
+      {para(4, "p2")}</div></body></html>"""
+    page, state, _ = run_filter("main_content", html, captions=False)
+    left = ids(page)
+    assert {"img", "p1", "p2"} <= left and "credit" not in left
+    assert "link list inside the article: its links and text (its pictures stay)" in reasons(state).values()

@@ -35,7 +35,9 @@ Sources (each threshold's doc names its own):
   of prose without images — testimonials — is text); headings that repeat the page title
   (``title_overlap``); lists, tables and divisions with fewer than ``clean_max_commas`` commas whose
   link density is above ``clean_link_density`` (``clean_link_density_positive`` when their names say
-  "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence).
+  "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence);
+  the story's pictures in such a list (not links themselves: a photo with its photographer's linked
+  credit) stay, as in a caption block.
   Size bounds: a removal takes at most ``clean_max_share`` of the article's text, and all
   such removals at most ``clean_max_total`` (else the cleanup is skipped on that page) — except
   named or semantic boilerplate outside the *core*, the innermost scored block under the best
@@ -105,6 +107,11 @@ paragraph block is often one short section, a cookie notice or the heading of a 
   under ``min_article_chars`` (a marketing page of short lines, none a scored paragraph), the page's
   largest block with a link density of at most twice ``section_link_density`` is kept instead when
   it holds at least twice ``min_article_chars`` and four times the chosen block's text.
+* *pictures beside the text* (last, on every page) — a block just before the first chosen block, or
+  between two chosen sibling blocks, that shows a picture of the story (not a link to another page,
+  not a thumbnail, not a control's face) and holds at most ``PICTURE_BLOCK_MAX_CHARS`` of text (a
+  caption), not clutter by tag, role or name, joins the choice: a page builder puts each photo in a
+  block of its own between the text blocks, and the lead photo just above them.
 
 The cleanup below then runs inside the widened block as inside any other. Hidden tab panels and
 folded answers (an accordion's, an FAQ's: named ``FOLDED``) inside it are content and shown: without

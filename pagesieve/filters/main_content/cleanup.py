@@ -23,6 +23,7 @@ from pagesieve.filters.main_content.common import (
     POST_NAMES,
     POSTS_ARE_CONTENT,
     REVIEW_KINDS,
+    STORY_PICTURE_PX,
     THREAD_MIN_COMMENTS,
     comment_thread,
     is_folded,
@@ -44,8 +45,6 @@ ITEMS_ARE_CONTENT = frozenset({"listing", "collection", "product", "documentatio
 # Image captions, credits and galleries: not article text in the scrapinghub ground truth ("article
 # text only") and repeated per image in galleries.
 CAPTION = re.compile(r"caption|credit|gallery|slideshow|carousel", re.I)
-#: A picture in such a block declared narrower or lower than this (px) is a thumbnail, not the story's.
-STORY_PICTURE_PX = 100
 CAPTION_TAGS = frozenset({"figcaption"})
 #: A block named like a gallery, slideshow or carousel that holds no image but prose is a rotator of text —
 #: testimonials, quotes — and judged as any other block (a caption or credit is text beside its image: judged by name alone).
@@ -141,6 +140,12 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
                               measured=lambda _, m=measured: m, threshold=threshold)
                 continue
             _hand_on_caption(el, ctx)
+        elif why == "link list inside the article":
+            pictures = _pictures_of(el)
+            if pictures:  # a picture that is no link is no part of the list: a figure with a linked credit
+                ctx.keep_only(el, pictures, reason=f"{why}: its links and text (its pictures stay)",
+                              measured=lambda _, m=measured: m, threshold=threshold)
+                continue
         if el in threads:
             ctx.remove(el, "a comment thread under the story", measured=measured,
                        threshold={"thread_min_comments": THREAD_MIN_COMMENTS}, guarded=False)

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
+from pagesieve.analysis.lazy_images import loadable
 from pagesieve.analysis.pagetype import PageType
+from pagesieve.analysis.pictures import in_control, story_picture
 from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_NAMES,
@@ -19,6 +21,7 @@ from pagesieve.filters.main_content.common import (
     MAYBE_NAMES,
     POST_NAMES,
     POSTS_ARE_CONTENT,
+    STORY_PICTURE_PX,
     UNLIKELY_NAMES,
     names_of,
 )
@@ -290,6 +293,42 @@ def thin_choice(c: Choice, f: Facts, ctx) -> None:
         c.widen(block, f.scores, bs.chars)
 
 
+#: A block beside the chosen ones that shows the story's pictures holds at most this much text (a
+#: caption, a credit); more, and it is a block of its own (a card, a teaser), judged by the rules above.
+PICTURE_BLOCK_MAX_CHARS = 200
+
+
+def pictures_beside(c: Choice, f: Facts, ctx) -> None:
+    """*pictures beside the text*: the story's text is often chosen as its prose blocks, and its
+    pictures stand in blocks of their own between them (a page builder's image block between two text
+    blocks, a figure between sections) or just before the first (the lead photo above the text). Such a
+    block — holding a picture of the story (:func:`pagesieve.analysis.pictures.story_picture`: not a link
+    to another page, not a thumbnail, not a control's face) and at most ``PICTURE_BLOCK_MAX_CHARS`` of
+    text, not clutter by tag, role or name — joins the choice: the pictures illustrate the kept text."""
+    kept = set(c.chosen)
+    extra: list[HtmlElement] = []
+    for parent in dict.fromkeys(x.getparent() for x in c.chosen if x.getparent() is not None):
+        kids = [k for k in parent if isinstance(k.tag, str)]
+        at = [i for i, k in enumerate(kids) if k in kept]
+        for k in kids[max(at[0] - 1, 0):at[-1]]:
+            if k not in kept and _picture_block(k, f):
+                extra.append(k)
+    if not extra:
+        return
+    ctx.note("widen", extra[0], "blocks showing the story's pictures beside the chosen text join it",
+             measured={"blocks": len(extra)}, threshold={"picture_block_max_chars": PICTURE_BLOCK_MAX_CHARS})
+    order = {el: i for i, el in enumerate(f.body.iter())}
+    c.chosen = sorted([*c.chosen, *extra], key=lambda el: order.get(el, 0))
+
+
+def _picture_block(el: HtmlElement, f: Facts) -> bool:
+    es = f.st.get(el)
+    if (es.chars if es is not None else dom.text_len(el)) > PICTURE_BLOCK_MAX_CHARS or is_clutter(el):
+        return False
+    return any(story_picture(img, STORY_PICTURE_PX) and not in_control(img) and loadable(img)
+               for img in el.iter("img"))
+
+
 #: The widening rules in the order they run: each sees the choice the ones before it left.
 WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
     semantic_main_block,
@@ -300,6 +339,7 @@ WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
     thread_of_posts,
     opening_post,
     thin_choice,
+    pictures_beside,
 )
 
 
