@@ -16,7 +16,7 @@ load) and one while busy (mid-run). Peak RSS (VmHWM from /proc) of the proxy and
 seen is printed. Last, a gzip bomb (1.1 MB → 1.1 GB) is fetched through each proxy: seconds each.
 
 Each client connects from a loopback address of its own (127.0.1.1, 127.0.1.2 ...), as a machine of
-its own would: pagesieve's workers take clients in turns, by address. Printed per client: the share
+its own would: pagesieve shares its workers among clients by address. Printed per client: the share
 of its pages answered ``reason=busy`` (min, mean and max over clients: one client's share far above
 the mean would be an unfair proxy). ``--greedy K`` adds one more client that keeps K connections
 going from one address beside the others, and prints its share apart from theirs. pagesieve's

@@ -337,7 +337,7 @@ class Declutter:
                 + outcome.body[outcome.slot:])
 
     def _client(self, flow: http.HTTPFlow) -> str:
-        """Who a page is for, as the workers' turns count clients: the logged-in user, else the
+        """Who a page is for, as the workers' fair share counts clients: the logged-in user, else the
         client's address (behind a load balancer, the one its PROXY protocol header gave)."""
         user = flow.metadata.get(flowkeys.USER)
         if user and self._auth():

@@ -2,7 +2,7 @@
 
 Written by hand (the format is a few lines of text; no client library to install): what the
 filtering addon decided on each page (``flow.metadata["pagesieve"]``, read after it ran), the
-worker pool's size, queue and replacements, the login checks under way and refused, the open client
+worker pool's size, queue, replacements and the seconds its workers spent on pages by outcome, the login checks under way and refused, the open client
 connections, and the connections refused for a missing PROXY protocol header. Served by
 :class:`~pagesieve.proxy_addons.health.Health`, without authentication as its health line is
 (counts only: no user, host or address).
@@ -60,8 +60,13 @@ class Metrics:
         metric("pagesieve_workers", "gauge", "Worker processes configured.", [("", getattr(pool, "workers", 0))])
         waiting, clients = getattr(pool, "waiting", (0, 0))
         metric("pagesieve_pages_waiting", "gauge", "Pages waiting for a free worker.", [("", waiting)])
-        metric("pagesieve_clients_waiting", "gauge", "Clients (users or addresses) with pages waiting; they take turns.",
+        metric("pagesieve_clients_waiting", "gauge",
+               "Clients (users or addresses) with pages waiting; they share the workers by worker time.",
                [("", clients)])
+        seconds = getattr(pool, "worker_seconds", {})
+        metric("pagesieve_worker_seconds_total", "counter",
+               "Seconds pages kept a worker, by outcome (filtered, or why not: timeout, error...).",
+               [(f'{{outcome="{o}"}}', s) for o, s in sorted(seconds.items())] or [('{outcome="filtered"}', 0)])
         metric("pagesieve_worker_replacements_total", "counter",
                "Workers replaced after they died or were killed past the time limit.",
                [("", getattr(pool, "replaced", 0))])

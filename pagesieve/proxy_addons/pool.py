@@ -9,12 +9,16 @@ cannot interrupt has that process killed and a warm one started in its place, wh
 workers finish their pages. (A :class:`concurrent.futures.ProcessPoolExecutor` breaks as a
 whole when one of its processes dies, and has no way to kill one.)
 
-Pages wait for a free worker here, in the proxy (one slot per worker, taken by clients in turns:
-:class:`~pagesieve.proxy_addons.fair.FairSlots`), never behind a busy one: so a page's time limit
-counts its filtering only, and a page that would wait longer than ``max_queue`` is refused
-(:class:`Busy`) — at once when the pages ahead of it in turns already make that wait, so a client
-whose own burst fills the queue is refused, not the others. A slot is given back when its worker
-can take the next page (after a replacement has warmed up), not when the proxy stops waiting for it.
+Pages wait for a free worker here, in the proxy (one slot per worker, shared by clients by the
+worker time they used recently: :class:`~pagesieve.proxy_addons.fair.FairSlots`), never behind a
+busy one: so a page's time limit counts its filtering only, and a page that would wait longer than
+``max_queue`` is refused (:class:`Busy`) — at once when the worker time of the pages that would be
+served before it, spread over the workers, already makes that wait, so a client whose own burst or
+costly pages fill the queue is refused, not the others. A slot is given back when its worker can
+take the next page (after a replacement has warmed up), not when the proxy stops waiting for it; the
+page's client is charged that time, from its worker taking it until then: a page that got its worker
+killed also pays for the start of the next one. The same seconds are counted by outcome for the
+metrics (:attr:`WorkerPool.worker_seconds`).
 
 What runs inside a worker is in :mod:`pagesieve.proxy_addons.worker` (:func:`~pagesieve.proxy_addons.worker.serve`).
 :class:`Workers` is the filtering addon's side: the chain specs it sends by key, the pool started
@@ -31,13 +35,14 @@ import os
 import queue
 import threading
 import time
+from collections import defaultdict
 from concurrent.futures import Executor, Future
 from dataclasses import replace
 from typing import Any
 
 from pagesieve.core.lru import LRU
 from pagesieve.proxy_addons import warm
-from pagesieve.proxy_addons.fair import FairSlots
+from pagesieve.proxy_addons.fair import FairSlots, Turn
 from pagesieve.proxy_addons.worker import (
     SELF_INTERRUPT_GRACE_SECONDS,
     SPEC_CACHE_SIZE,
@@ -102,13 +107,14 @@ class WorkerPool:
         self.workers = workers or os.cpu_count() or 1
         self._initargs = (warm_spec, state_path, warm_key, niceness)
         self._ctx = warm.context(warm_spec)
-        self._jobs: queue.SimpleQueue[tuple[Job, float, Future] | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[Job, float, Future, Turn] | None] = queue.SimpleQueue()
         self._closed = threading.Event()
         self._current: list[_Worker | None] = [None] * self.workers
         self._warm = [threading.Event() for _ in range(self.workers)]
         self._slots: FairSlots | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._avg_s = 0.05  # moving average of a page's time in a worker (seconds)
+        #: Worker seconds used by pages, by outcome ("filtered", or why not: "timeout", "error"...).
+        self.worker_seconds: defaultdict[str, float] = defaultdict(float)
         self.replaced = 0  # workers replaced since the start (died, or killed past the time limit)
         self._threads = [threading.Thread(target=self._serve, args=(i,), name=f"pagesieve-worker-{i}", daemon=True)
                          for i in range(self.workers)]
@@ -138,23 +144,25 @@ class WorkerPool:
     async def run(self, job: Job, timeout: float, max_queue: float, client: str = "") -> Outcome:
         """``job``'s outcome; Busy when no worker frees up for it within ``max_queue`` seconds;
         Outcome(reason="timeout") when its filtering takes longer than ``timeout``. ``client`` (a
-        user or an address) is who the page is for: clients take turns at the workers."""
+        user or an address) is who the page is for: clients share the workers by worker time."""
         if self._slots is None:
             self._slots = FairSlots(self.workers)
             self._loop = asyncio.get_running_loop()
-        # Refuse at once when the pages ahead in turns (at the recent pace) already take longer than allowed.
-        if self._slots.locked() and self._slots.ahead(client) * self._avg_s / self.workers > max_queue:
+        slots = self._slots
+        # Refuse at once when the pages served before this one, shared among the workers, already take
+        # longer than allowed (an estimate: the pages running now are not counted).
+        if slots.locked() and slots.ahead(client) / self.workers > max_queue:
             raise Busy
         try:
-            await asyncio.wait_for(self._slots.acquire(client), max_queue)
+            turn = await asyncio.wait_for(slots.acquire(client), max_queue)
         except TimeoutError:
             raise Busy from None
         if self._closed.is_set():
-            self._slots.release()
+            slots.release(turn)
             raise RuntimeError("the worker pool is shut down")
         # The slot goes back when a worker's thread is ready for the next page (_free), not here.
         future: Future = Future()
-        self._jobs.put((job, timeout, future))
+        self._jobs.put((job, timeout, future, turn))
         wrapped = asyncio.wrap_future(future)
         done, _ = await asyncio.wait([wrapped], timeout=timeout)
         if not done:
@@ -163,15 +171,22 @@ class WorkerPool:
             return Outcome(reason="timeout", error=f"filtering took longer than {timeout:g} s")
         return wrapped.result()
 
-    def _free(self) -> None:
-        """A worker can take the next page: give its slot back (on the event loop's thread)."""
-        loop, slots = self._loop, self._slots
-        if loop is None or slots is None:
+    def _free(self, turn: Turn, seconds: float | None, outcome: str) -> None:
+        """A worker can take the next page: give ``turn``'s slot back, with the worker ``seconds``
+        its page used (None: it never reached a worker), on the event loop's thread."""
+        loop = self._loop
+        if loop is None:
             return
         try:
-            loop.call_soon_threadsafe(slots.release)
+            loop.call_soon_threadsafe(self._freed, turn, seconds, outcome)
         except RuntimeError:  # the loop is closed: the proxy is stopping
             pass
+
+    def _freed(self, turn: Turn, seconds: float | None, outcome: str) -> None:
+        if seconds is not None:
+            self.worker_seconds[outcome] += seconds
+        if self._slots is not None:
+            self._slots.release(turn, seconds)
 
     def pids(self) -> list[int]:
         return [w.process.pid for w in self._current if w is not None and w.process.pid is not None]
@@ -215,19 +230,18 @@ class WorkerPool:
                     continue
                 if item is None:
                     break
-                job, timeout, future = item
+                job, timeout, future, turn = item
                 if not future.set_running_or_notify_cancel():
-                    self._free()
+                    self._free(turn, None, "")
                     continue
                 t0 = time.perf_counter()
                 outcome, healthy = self._roundtrip(worker, job, timeout)
-                self._avg_s = 0.8 * self._avg_s + 0.2 * (time.perf_counter() - t0)
                 future.set_result(outcome)
                 if not healthy:
                     worker.stop(kill=True)
                     self._warm[i].clear()
                     worker = None if self._closed.is_set() else self._start_worker(i, replacing=True)
-                self._free()
+                self._free(turn, time.perf_counter() - t0, outcome.reason or "filtered")
         finally:
             if worker is not None:
                 worker.stop()
@@ -375,7 +389,7 @@ class Workers:
         return spec
 
     async def run(self, job: Job, client: str = "") -> Outcome:
-        """``job``'s outcome for ``client`` (a user or an address: clients take turns at the workers);
+        """``job``'s outcome for ``client`` (a user or an address: clients share the workers by worker time);
         Busy when no worker frees up in time; RuntimeError once shut down."""
         s = self.source.settings
         if self.pool is None and self._starting is not None and not self._starting.done():

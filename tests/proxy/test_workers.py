@@ -149,6 +149,10 @@ def test_a_page_stuck_in_c_code_costs_its_worker_not_the_others(tmp_path, origin
         assert float(values["pagesieve_worker_replacements_total"]) >= 3
         assert float(values['pagesieve_pages_total{outcome="unfiltered",reason="timeout"}']) == 3
         assert float(values['pagesieve_pages_total{outcome="filtered",reason=""}']) == 1 + len(other)
+        # Each stuck page kept its worker past the limit until the kill: that time is counted (and charged
+        # to its client, whose next pages then wait behind others').
+        assert float(values['pagesieve_worker_seconds_total{outcome="timeout"}']) >= 3 * TIMEOUT
+        assert float(values['pagesieve_worker_seconds_total{outcome="filtered"}']) > 0
         assert values["pagesieve_workers"] == "2"
     finally:
         proxy.stop()

@@ -10,7 +10,9 @@ tests can check fail-open end to end through a real ``pagesieve run`` process:
 * ``crash``         the worker process dies (``os._exit``);
 * ``slow``          the ``ignore`` filter sleeps 30 s (the proxy's time limit fires);
 * ``pause``         the ``ignore`` filter sleeps 0.3 s (a page that holds its worker a known time,
-                    well within the limit, without using the CPU).
+                    well within the limit, without using the CPU);
+* ``costly``        the ``ignore`` filter sleeps 1.5 s (likewise, for a page that costs five pauses,
+                    as a huge page or settings that make every page slow do).
 
 And a slow state database: with ``PAGESIEVE_TEST_SLOW_STATE`` naming a file, each read of the SQLite
 state database (a query, the change check) sleeps 3 s while that file exists.
@@ -52,6 +54,8 @@ def _install():
             time.sleep(30)
         if fault == "pause":
             time.sleep(0.3)
+        if fault == "costly":
+            time.sleep(1.5)
         return apply(self, page, ctx)
 
     def faulty_process(self, data, **kw):
