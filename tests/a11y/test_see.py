@@ -14,6 +14,7 @@ beside it is kept), a story start lowered by more than
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -116,18 +117,22 @@ class _Nothing(Filter):
         pass
 
 
+def _one_page_corpus(folder, ident: str, url: str, html: str, truth: str) -> CorpusPage:
+    """A corpus of one page in ``folder``: pages/<ident>.html and its truth line."""
+    path = folder / "pages" / f"{ident}.html"
+    path.parent.mkdir()
+    path.write_text(html, encoding="utf-8")
+    (folder / "truth.jsonl").write_text(json.dumps({"id": ident, "url": url, "body": truth}) + "\n", encoding="utf-8")
+    return CorpusPage("test", ident, path, url, "article")
+
+
 def test_blame_names_the_filter_and_the_link(browser, tmp_path):
     html = ("<html><body><article><p>The river rose through the night and the "
             "<a class=cut href=/town>town of Wells</a> watched it climb the wall.</p>"
             "<p>It reached the old stone wall by dawn and stayed there for days.</p></article></body></html>")
-    path = tmp_path / "pages" / "p1.html"
-    path.parent.mkdir()
-    path.write_text(html, encoding="utf-8")
-    (tmp_path / "truth.jsonl").write_text('{"id": "p1", "url": "https://example.org/a", "body": '
-                                          '"The river rose through the night and the town of Wells watched it '
-                                          'climb the wall. It reached the old stone wall by dawn and stayed there '
-                                          'for days."}\n', encoding="utf-8")
-    page = CorpusPage("test", "p1", path, "https://example.org/a", "article")
+    page = _one_page_corpus(tmp_path, "p1", "https://example.org/a", html,
+                            "The river rose through the night and the town of Wells watched it climb the wall. "
+                            "It reached the old stone wall by dawn and stayed there for days.")
     chain = Chain([_Nothing(None), _CutLinks(None), _Nothing(None)], OutputSettings(), SafetySettings(), check=False)
     snaps, probe = snapshots(chain, html.encode(), page.url)
     assert [name for name, _, _ in snaps] == ["nothing", "cut_links", "nothing"]
@@ -187,14 +192,9 @@ def test_story_start_is_where_the_first_truth_words_show(browser, tmp_path):
             "<p>Western rivers rise some five days earlier than the eastern ones do.</p></td>"
             "<td style='vertical-align:top'><div id=centre><p>The river rose through the night and the town "
             "watched it climb.</p></div></td></tr></table></body></html>")
-    path = tmp_path / "pages" / "p2.html"
-    path.parent.mkdir()
-    path.write_text(html, encoding="utf-8")
-    (tmp_path / "truth.jsonl").write_text('{"id": "p2", "url": "https://example.org/b", "body": '
-                                          '"Western rivers rise some five days earlier than the eastern ones do.\\n'
-                                          'The river rose through the night and the town watched it climb."}\n',
-                                          encoding="utf-8")
-    page = CorpusPage("test", "p2", path, "https://example.org/b", "article")
+    page = _one_page_corpus(tmp_path, "p2", "https://example.org/b", html,
+                            "Western rivers rise some five days earlier than the eastern ones do.\n"
+                            "The river rose through the night and the town watched it climb.")
     see = See(browser, [])
     see.chains = {"declutter": Chain([_CentreFirst(None)], OutputSettings(), SafetySettings(), check=False)}
     orig = see.original(page)
