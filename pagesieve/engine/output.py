@@ -101,6 +101,20 @@ def _theme_css(name: str) -> str:
             f"{_LINKS}{{color:{link} !important}}")
 
 
+#: The page's own layout boxes around the text fill the reading column: what is kept of a page is its
+#: text, but the site's style sheet still sizes the boxes it sat in for the site's layout (a content
+#: column two thirds of a wide container, a float beside a sidebar that is gone, padding for a frame),
+#: and the text then ran in a column a fraction of the reading width (a third, on one page). Widths,
+#: floats, side margins and side padding of the layout boxes go; lists keep their indent, pictures
+#: their floats; nothing is shown that the page hides.
+READER_COLUMN_CSS = (
+    "body :is(div,section,article,main,header,footer,figure,aside,center,form){width:auto !important;"
+    "min-width:0 !important;max-width:100% !important;float:none !important;margin-left:0 !important;"
+    "margin-right:0 !important;padding-left:0 !important;padding-right:0 !important;column-count:auto !important}"
+    "body :is(p,ul,ol,dl,blockquote){width:auto !important;max-width:100% !important;float:none !important;"
+    "column-count:auto !important}")
+
+
 def reader_css(settings: OutputSettings) -> str:
     """The reading look as a style sheet: text size, line spacing, line length and colours
     (``auto``: light, or dark when the device asks for it with ``prefers-color-scheme``)."""
@@ -113,8 +127,10 @@ def reader_css(settings: OutputSettings) -> str:
            "body h1{font-size:1.8em !important}body h2{font-size:1.45em !important}"
            "body h3{font-size:1.2em !important}body :is(h4,h5,h6){font-size:1em !important}"
            "body :is(h1,h2,h3,h4,h5,h6){line-height:1.25 !important}"
+           "body :is(p,li,dd,dt,blockquote,td,th,figcaption,h1,h2,h3,h4,h5,h6)"
+           "{letter-spacing:normal !important;word-spacing:normal !important}"
            "body :is(img,video,svg,canvas,iframe){max-width:100% !important;height:auto !important}"
-           "body pre{white-space:pre-wrap !important}")
+           "body pre{white-space:pre-wrap !important}" + READER_COLUMN_CSS)
     if settings.colors == "auto":
         return css + _theme_css("light") + "@media (prefers-color-scheme: dark){" + _theme_css("dark") + "}"
     return css + _theme_css(settings.colors)

@@ -21,7 +21,7 @@ import pytest
 
 from benchmarks.see import LOWERED_PX, Browser, See, lines_of, sentences, snapshots, story_picture
 from pagesieve.engine.chain import Chain
-from pagesieve.engine.config import SafetySettings
+from pagesieve.engine.config import SafetySettings, build_chain
 from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.base import Filter
 from tests.a11y.axe_run import CHROMIUM, CorpusPage, sample
@@ -202,3 +202,22 @@ def test_story_start_is_where_the_first_truth_words_show(browser, tmp_path):
     assert seen.whole_after == 2
     assert 300 <= seen.start_before < 350 and seen.start_after < 50, (seen.start_before, seen.start_after)
     assert seen.lowered <= LOWERED_PX
+
+
+def test_reader_text_fills_the_reading_column(browser, cfg):
+    # a site's layout boxes sized for its own layout (a content column a third of a wide container,
+    # floated beside a sidebar the reader removes, padded for a frame) no longer narrow the reading column
+    paras = "".join(f"<p>{'The river rose through the night and the town watched it climb the old wall. ' * 6}</p>"
+                    for _ in range(4))
+    html = ("<html><head><title>Floods</title><style>.wrap{width:1200px;padding:0 90px}"
+            ".col{width:33%;float:left;padding:0 40px} .side{width:60%;float:right}"
+            "h2{letter-spacing:.5em}</style></head><body><div class=wrap><div class=col><article>"
+            f"<h1>Floods in the valley</h1>{paras}</article></div><div class=side><ul>"
+            + "".join(f"<li><a href=/s/{i}>Story {i}</a></li>" for i in range(30)) + "</ul></div></div></body></html>")
+    res = build_chain(cfg.resolve("reader")).process(html.encode(), url="https://example.org/floods")
+    browser.load(res.body, res.media_type, res.encoding or "utf-8", "https://example.org/floods")
+    widths = browser.page.evaluate("""() => { const b = document.body, cs = getComputedStyle(b);
+        const column = b.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+        return [column, ...[...document.querySelectorAll('p')].map(p => p.getBoundingClientRect().width)]; }""")
+    column, *paragraphs = widths
+    assert paragraphs and min(paragraphs) >= 0.95 * column, widths
