@@ -870,3 +870,15 @@ def test_a_link_list_inside_the_article_keeps_its_story_picture():
     left = ids(page)
     assert {"img", "p1", "p2"} <= left and "credit" not in left
     assert "link list inside the article: its links and text (its pictures stay)" in reasons(state).values()
+
+
+def test_a_site_header_with_its_picture_is_no_lead_photo():
+    # just before the text: the site's header with a picture and its navigation (or a link home) stays out
+    for header in ("<div id=head><img src=banner.jpg alt='Our town' width=1200 height=300>"
+                   "<nav><a href=/>Home</a> <a href=/news>News</a></nav></div>",
+                   "<div id=head><img src=banner.jpg alt='Our town' width=1200 height=300>"
+                   "<a href=/>Back to the front page</a></div>"):
+        html = f"""<html><body><div id=wrap>{header}<div id=a class=text>{para(4, "p1")}</div>
+          <div id=b class=text>{para(4, "p2")}</div></div></body></html>"""
+        page, _, _ = run_filter("main_content", html)
+        assert "head" not in ids(page) and {"p1", "p2"} <= ids(page)

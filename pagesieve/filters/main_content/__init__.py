@@ -110,7 +110,8 @@ paragraph block is often one short section, a cookie notice or the heading of a 
 * *pictures beside the text* (last, on every page) — a block just before the first chosen block, or
   between two chosen sibling blocks, that shows a picture of the story (not a link to another page,
   not a thumbnail, not a control's face) and holds at most ``PICTURE_BLOCK_MAX_CHARS`` of text (a
-  caption), not clutter by tag, role or name, joins the choice: a page builder puts each photo in a
+  caption), no link but to a picture file, no navigation, form or control, not clutter by tag, role
+  or name, joins the choice: a page builder puts each photo in a
   block of its own between the text blocks, and the lead photo just above them.
 
 The cleanup below then runs inside the widened block as inside any other. Hidden tab panels and

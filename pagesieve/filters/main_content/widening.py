@@ -12,7 +12,7 @@ from lxml.html import HtmlElement
 
 from pagesieve.analysis.lazy_images import loadable
 from pagesieve.analysis.pagetype import PageType
-from pagesieve.analysis.pictures import in_control, story_picture
+from pagesieve.analysis.pictures import in_control, opens_picture, story_picture
 from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_NAMES,
@@ -304,7 +304,8 @@ def pictures_beside(c: Choice, f: Facts, ctx) -> None:
     blocks, a figure between sections) or just before the first (the lead photo above the text). Such a
     block — holding a picture of the story (:func:`pagesieve.analysis.pictures.story_picture`: not a link
     to another page, not a thumbnail, not a control's face) and at most ``PICTURE_BLOCK_MAX_CHARS`` of
-    text, not clutter by tag, role or name — joins the choice: the pictures illustrate the kept text."""
+    text, no link but to a picture file and no navigation, form or control, not clutter by tag, role
+    or name — joins the choice: the pictures illustrate the kept text."""
     kept = set(c.chosen)
     extra: list[HtmlElement] = []
     for parent in dict.fromkeys(x.getparent() for x in c.chosen if x.getparent() is not None):
@@ -322,8 +323,14 @@ def pictures_beside(c: Choice, f: Facts, ctx) -> None:
 
 
 def _picture_block(el: HtmlElement, f: Facts) -> bool:
+    """A block that only shows pictures of the story: no links but to picture files, no navigation,
+    form or control inside (a site's header with its logo is not one), a caption's worth of text."""
     es = f.st.get(el)
     if (es.chars if es is not None else dom.text_len(el)) > PICTURE_BLOCK_MAX_CHARS or is_clutter(el):
+        return False
+    if any(a.get("href") is not None and not opens_picture(a) for a in el.iter("a")):
+        return False
+    if next(el.iter(*BOILERPLATE_TAGS), None) is not None:
         return False
     return any(story_picture(img, STORY_PICTURE_PX) and not in_control(img) and loadable(img)
                for img in el.iter("img"))
