@@ -139,3 +139,19 @@ def run_filters_article(html: str):
     """link_lists after the article is found (the chain's order in the presets)."""
     from tests.conftest import run_filters
     return run_filters([("article", {}), ("link_lists", {})], html, check=False)
+
+
+def test_a_menu_with_a_date_in_the_page_layout_still_goes():
+    # l3s-gn1-dev 3ecf8ed4, dragnet-dev R572: the page's layout (banner, story, sidebar, footer) is a
+    # grid of unlike blocks; its banner's menu has a date and a section heading outside its links. Only
+    # in the main block are the items of an unlike grid kept: here the menu went, and the page's first
+    # heading is the story's, not the banner's.
+    banner = ("<div id=banner><h1>News &amp; Gossip</h1><p>Tuesday 12 March 2024, London edition</p><p>"
+              + "".join(f"<a href=/s/{i}>Section {i}</a> " for i in range(9)) + "</p></div>")
+    story = f"<div id=story><h2>The story of the day</h2><p>{para(1500)}</p></div>"
+    side = f"<div id=side><p>Weather today: sunny, 14 degrees</p><p>{para(120)}</p></div>"
+    foot = "<div id=foot><p>" + "".join(f"<a href=/f/{i}>Footer link {i}</a> " for i in range(4)) + "</p></div>"
+    html = f"<html><body><div id=layout>{banner}{story}{side}{foot}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    left = {el.get("id") for el in page.root.iter() if el.get("id")}
+    assert "story" in left and "banner" not in left, sorted(left)
