@@ -99,7 +99,7 @@ class LinkListFilter(Filter):
         grids = items.grids(body, stats, furniture, self._tags, s)
         under = pages_under(page.url)
         holds_grid = {a for g in grids for a in g.iterancestors()}
-        holds_grid.update(items.prose_holders(body, stats, furniture, s))
+        holds_grid.update(items.prose_holders(body, stats, furniture, s, article))
         headline = headline_of(page, body, furniture)
         near: set[HtmlElement] = set()
         if headline is not None:
@@ -124,11 +124,19 @@ class LinkListFilter(Filter):
         """The page's grid of alike items (grid_share of its letters, or inside its main block; no
         item above item_max_share of them), link-dense as a whole or not: none of its items is
         removed whole (a product card: its name and image links, a price), nor a block that
-        wraps all of one; the blocks inside an item are tested as usual (a post's reply links)."""
+        wraps all of one; the blocks inside an item are tested as usual (a post's reply links). In
+        the main block, of a grid of items of unlike size, the items with text of their own; and of
+        a thread, the replies nested in its items (:func:`items.replies`)."""
         s, stats = self.settings, p.stats
-        if ((stats[grid][2] >= s.grid_share * p.page_letters or grid in p.in_article)
-                and items.even(grid, stats, s)):
-            p.holds_grid.update(items.item_cores(grid, stats))
+        if not (stats[grid][2] >= s.grid_share * p.page_letters or grid in p.in_article):
+            return
+        if items.even(grid, stats, s):
+            p.holds_grid.update(items.item_cores(grid, stats, s))
+        elif grid in p.in_article:  # items of unlike size in the main block (quick posts beside headline
+            # cards): those with text of their own, not a menu among them; outside it a grid of unlike
+            # items is the page's layout (its banner, columns and footer)
+            p.holds_grid.update(el for el in items.item_cores_of(grid, stats, s) if el not in p.furniture)
+        p.holds_grid.update(el for el in items.replies(grid, stats, s) if el not in p.furniture)
 
     def _judge(self, node: HtmlElement, p: _Page, ctx) -> Found | None:
         """``node``, a block with ``min_links`` links or more, as a link list, with its measures and

@@ -4,18 +4,28 @@ priced product links, paragraphs inside links and the blocks holding a paragraph
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 from lxml.html import HtmlElement
 
+from pagesieve.analysis.furniture import in_landmark
 from pagesieve.analysis.pagetype import PRICE
 from pagesieve.core import dom
 from pagesieve.core.measure import letters
-from pagesieve.filters.link_lists.measures import loose_letters
+from pagesieve.filters.link_lists.measures import loose_letters, text_outside_links
 from pagesieve.filters.link_lists.settings import LinkListSettings
 
 #: Inside an item of the page's grid, a block holding at least this share of the item's letters is the item
 #: itself (a product's name, tagline and topics), not removed whole; its smaller blocks are tested as usual.
 ITEM_CORE_SHARE = 0.75
+#: A paragraph this long outside links (letters), shorter than ``prose_letters``, is prose when it holds
+#: ``PROSE_SENTENCES`` sentences: a blurb of two sentences.
+SHORT_PROSE_LETTERS = 100
+PROSE_SENTENCES = 2
+#: A sentence's end: a letter or digit, then ".", "!" or "?" (a closing quote or bracket may follow), then a
+#: space or the end of the text.
+SENTENCE_END = re.compile(r"\w[.!?][\"')\u201d\u2019]?(?:\s|$)")
 #: Share of a block's links that show a price for the block to be a shelf of products (priced_links).
 PRICED_SHARE = 0.5
 #: ... of at most this many links: a header or footer of hundreds of links is not a shelf, and is not read.
@@ -34,7 +44,7 @@ def grids(body: HtmlElement, stats: dict, furniture: set, tags: frozenset[str],
         groups: dict[tuple, list[HtmlElement]] = {}
         for child in node:
             if isinstance(child.tag, str) and child in stats:  # same tag and first class: items
-                groups.setdefault((child.tag, tuple((child.get("class") or "").split()[:1])), []).append(child)
+                groups.setdefault(kind(child), []).append(child)
         # the largest group; of groups as large, the one with most letters (30 product cards beside
         # 30 hidden inputs, one per card)
         items = max(groups.values(), key=lambda g: (len(g), sum(stats[it][2] for it in g)), default=[])
@@ -54,19 +64,124 @@ def grids(body: HtmlElement, stats: dict, furniture: set, tags: frozenset[str],
     return out
 
 
+def kind(el: HtmlElement) -> tuple:
+    """What makes siblings items of one grid: the same tag and first class."""
+    return el.tag, tuple((el.get("class") or "").split()[:1])
+
+
+def texty(item: HtmlElement, stats: dict, s: LinkListSettings) -> bool:
+    """Whether an item carries text of its own outside links and headings (a date, a teaser, a post; a
+    menu's column under its heading "News & Gossip" carries none) or a price."""
+    links_, link_letters, letters_ = stats.get(item, (0, 0, 0))
+    other = letters_ - link_letters
+    if other >= s.item_letters:
+        for h in item.iter(*_HEADINGS):
+            got = stats.get(h, (0, 0, 0))
+            other -= got[2] - got[1]
+    return other >= s.item_letters or bool(letters_ and PRICE.search(dom.text_of(item)))
+
+
+def item_cores_of(grid: HtmlElement, stats: dict, s: LinkListSettings) -> list[HtmlElement]:
+    """The cores (:func:`item_cores`) of the items of ``grid`` that carry text of their own, in a grid
+    whose items differ in size (a river of stories: quick posts of several paragraphs beside headline
+    cards, each with its author and date); a menu's entries carry none."""
+    out: list[HtmlElement] = []
+    for item in grid:
+        if isinstance(item.tag, str) and texty(item, stats, s):
+            out.append(item)
+            out.extend(_post_cores(item, stats, set(), s))
+    return out
+
+
+def replies(grid: HtmlElement, stats: dict, s: LinkListSettings) -> set[HtmlElement]:
+    """In a grid of items with text of their own, the items nested in its items that are of their
+    kind (same tag and first class) and carry text of their own: a thread's replies, each under the
+    post it answers (``li.comment > ul > li.comment``). Their cores and the blocks between them and
+    the grid are not removed whole: a short reply (its title, score and author links, one line of
+    text) is link-dense on its own. A menu's nested entries are links only and never form the grid."""
+    kinds = {kind(c) for c in grid if isinstance(c.tag, str)}
+    out: set[HtmlElement] = set()
+    for item in grid:
+        if not isinstance(item.tag, str):
+            continue
+        nested = [n for n in item.iterdescendants(item.tag) if kind(n) in kinds]
+        if not nested:
+            continue
+        for post in [item] + nested:
+            if post is item or texty(post, stats, s):
+                out.update(_post_cores(post, stats, set(nested), s))
+        for n in nested:
+            if texty(n, stats, s):
+                for a in n.iterancestors():
+                    if a is item or a in out:
+                        break
+                    out.add(a)
+    return out
+
+
+def _post_cores(item: HtmlElement, stats: dict, nested: set[HtmlElement], s: LinkListSettings) -> list[HtmlElement]:
+    """The blocks of a thread's ``item`` that hold ``ITEM_CORE_SHARE`` of its own letters (its post,
+    the replies nested in it aside) and hold no reply; and the blocks holding its post's heading (the
+    post's head: its title link, the author's and the score's links, link-dense on its own)."""
+    below = [n for n in item.iterdescendants(item.tag) if n in nested]
+    inner = set(below)
+    outer = [n for n in below if not any(a in inner for a in n.iterancestors())]
+    holds_reply = {a for n in outer for a in n.iterancestors()} | {d for n in outer for d in n.iter()}
+    def other(el: HtmlElement) -> int:
+        got = stats.get(el, (0, 0, 0))
+        return got[2] - got[1]
+
+    own = stats.get(item, (0, 0, 0))[2] - sum(stats.get(n, (0, 0, 0))[2] for n in outer)
+    own_other = other(item) - sum(other(n) for n in outer)
+    if own <= 0:
+        return []
+    # the post's text: the blocks holding most of its letters, or most of its letters outside links
+    # (the body of a short post, beside its author's card and its reaction links)
+    out = [d for d in item.iterdescendants() if d not in holds_reply
+           and (stats.get(d, (0, 0, -1))[2] >= ITEM_CORE_SHARE * own
+                or (own_other >= POST_LETTERS and d in stats and other(d) >= ITEM_CORE_SHARE * own_other))]
+    # the blocks around its longest text without links: a short post's body among its author's card,
+    # date and reaction links; a card's teaser or price
+    body = max((d for d in item.iterdescendants() if d not in holds_reply and d in stats and not stats[d][0]),
+               key=lambda d: stats[d][2], default=None)
+    if (body is not None and stats[body][2] >= s.item_letters and body.tag not in _HEADINGS
+            and next(body.iterancestors(*_HEADINGS), None) is None):  # a label ("Share this on:") is no post
+        for a in body.iterancestors():
+            if a is item:
+                break
+            out.append(a)
+    for h in item.iterdescendants(*_HEADINGS):
+        if h not in holds_reply and next(h.iter("a"), None) is not None:  # the post's title, a link to it
+            for a in h.iterancestors():
+                if a is item:
+                    break
+                out.append(a)
+            break
+    return out
+
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: A post's text outside links makes its blocks its core from this many letters (a label such as
+#: "Share this on:" beside share links is not one).
+POST_LETTERS = 20
+
+
 def even(node: HtmlElement, stats: dict, s: LinkListSettings) -> bool:
     """No child of ``node`` holds more than ``item_max_share`` of its letters: alike items."""
     return max((stats[c][2] for c in node if c in stats), default=0) <= s.item_max_share * stats[node][2]
 
 
-def item_cores(grid: HtmlElement, stats: dict) -> list[HtmlElement]:
+def item_cores(grid: HtmlElement, stats: dict, s: LinkListSettings) -> list[HtmlElement]:
     """The blocks of ``grid``'s items that hold ``ITEM_CORE_SHARE`` of their item's letters (the
-    items themselves among them): none is removed whole."""
+    items themselves among them), and of those with text of their own the blocks around that text
+    and their heading (:func:`_post_cores`): none is removed whole."""
     out: list[HtmlElement] = []
     for item in grid:
         whole = stats.get(item, (0, 0, 0))[2]
         if whole:
             out.extend(d for d in item.iter() if stats.get(d, (0, 0, -1))[2] >= ITEM_CORE_SHARE * whole)
+            if texty(item, stats, s):
+                out.extend(_post_cores(item, stats, set(), s))
     return out
 
 
@@ -88,7 +203,8 @@ def priced_links(node: HtmlElement, links: int) -> bool:
 
 def prose_in_links(node: HtmlElement, s: LinkListSettings) -> int:
     """Letters of the paragraphs (``<p>`` of ``card_prose_letters`` or more letters) inside links
-    under ``node``."""
+    under ``node``, or made of one link (a story's teaser linked to the story, ``<p><a>Apple has
+    released ...</a></p>``: a menu's entries are not paragraphs)."""
     need = s.card_prose_letters
     total = 0
     for a in node.iter("a"):
@@ -96,20 +212,38 @@ def prose_in_links(node: HtmlElement, s: LinkListSettings) -> int:
             n = letters(p.text_content())
             if n >= need:
                 total += n
+    for p in node.iter("p"):
+        if len(p) == 1 and p[0].tag == "a" and not letters(p.text) and not letters(p[0].tail):
+            n = letters(p[0].text_content())
+            if n >= need and next(p[0].iter("p"), None) is None:
+                total += n
     return total
 
 
-def prose_holders(body: HtmlElement, stats: dict, furniture: set, s: LinkListSettings) -> set[HtmlElement]:
+def _sentences(p: HtmlElement) -> bool:
+    """Whether the text of ``p`` outside links holds ``PROSE_SENTENCES`` whole sentences (a game's or a
+    product's blurb of two sentences: a menu's labels and a link farm's never end like sentences)."""
+    return len(SENTENCE_END.findall(text_outside_links(p))) >= PROSE_SENTENCES
+
+
+def prose_holders(body: HtmlElement, stats: dict, furniture: set, s: LinkListSettings,
+                  article: HtmlElement | None = None) -> set[HtmlElement]:
     """The blocks outside page furniture holding a paragraph of ``prose_letters`` or more letters
-    outside links (see the package docstring)."""
+    outside links (see the package docstring). Inside the article, a block only named like furniture
+    (a game's ``game_header_ctn`` around its blurb) is its own head, not the site's banner: its
+    paragraphs count unless a landmark holds them by its markup."""
     out: set[HtmlElement] = set()
-    need = s.prose_letters
+    need = min(s.prose_letters, SHORT_PROSE_LETTERS)
     for p in body.iter("p", "div", "blockquote", "td", "dd"):
         got = stats.get(p)
-        if got is None or got[2] - got[1] < need or p in furniture:
+        if got is None or got[2] - got[1] < need:
+            continue
+        if p in furniture and (article is None or article not in p.iterancestors() or in_landmark(p, body)):
             continue
         if p.tag != "p" and loose_letters(p) < need:
             continue  # a block's own run of text (a post written with <br>, no <p>) counts as a paragraph
+        if got[2] - got[1] < s.prose_letters and not _sentences(p):
+            continue
         for a in p.iterancestors():
             if a in out:
                 break
