@@ -317,6 +317,8 @@ def test_a_declared_html_page_with_nul_bytes_is_html():
     b'<body><p>body text</p></body></html>',
     # after </html>, a "<?...>" (a comment to a browser) and then a start tag: read the HTML5 way
     b'<html lang<ul><ul><li>x <?i<?h1<template></html><?svg<tr><a><head><title>t</title></head><p>body text</p>',
+    # after </html>, an end tag with "<" in its name ("</ma<a>": an end tag to a browser too)
+    b"<p>lead</p></html><?x</i></ma<a><p>body text</p>",
 ])
 def test_what_a_browser_shows_in_the_body_is_in_the_body(html):
     page = parse(html)
@@ -356,6 +358,14 @@ def test_a_noscript_ends_where_a_browser_with_scripting_ends_it(html, shown, fal
     noscripts = page.body.xpath("//noscript")
     assert " ".join(" ".join(" ".join(n.itertext()) for n in noscripts).split()) == fallback
     assert not page.root.xpath("//noscript//noscript | //*[@data-pagesieve-noscript]")
+
+
+def test_a_noscript_libxml2_keeps_open_after_its_hundredth_error_ends_where_a_browser_ends_it():
+    # libxml2 reports a page's first 100 errors only: the one saying it dropped the </noscript> is not
+    # among them on a page of tag soup
+    page = parse(b"<p>a</b>" * 120 + b"<noscript><div>fallback</noscript><p>footer</p>")
+    assert _shown_outside_noscript(page).endswith("a footer")
+    assert " ".join(page.body.xpath("//noscript")[0].itertext()) == "fallback"
 
 
 @pytest.mark.parametrize("html", [

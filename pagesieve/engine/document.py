@@ -35,11 +35,12 @@ proxy then serves it as it is) — never a silently shortened tree:
   ``<table>``), the title is closed at the end of its first line, so the page's body is read.
 * A browser (scripting on, as pagesieve's output keeps it) reads a ``<noscript>``'s content as raw
   text up to the first ``</noscript>``; libxml2 parses it as markup, and where a second
-  ``<noscript>``, an unclosed comment, raw-text element or ``<div>`` inside it keeps libxml2's
+  ``<noscript>``, an unclosed comment, raw-text element, quote or ``<div>`` inside it keeps libxml2's
   element open past that end tag, the rest of the page would end up inside it. Such a ``<noscript>``
   is emptied before the parse and its content, parsed on its own, put back in it afterwards
-  (:mod:`pagesieve.engine.noscript`); pages whose pairs are balanced pay a regular expression and a
-  tokenizer read of each content.
+  (:mod:`pagesieve.engine.noscript`; libxml2 reports only a page's first 100 errors, so a full log
+  counts as one that may have left the dropped end tag out); pages whose pairs are balanced pay a
+  regular expression and a tokenizer read of each content.
 * What follows ``<plaintext>`` (obsolete, still honoured) is text to a browser, tags and character
   references as written, shown preformatted. libxml2 reads it as text too, but the HTML5 tree builder's
   serialisation, read again by libxml2, does not round-trip it (the formatting tags it reopens end up in
@@ -315,7 +316,7 @@ def _parse_text(text: str) -> HtmlElement:
 #: Text or a start tag after the first ``</html>`` (pages saved as several documents one after another,
 #: a stray end tag inside a paragraph; comments, doctypes and "<?...>" between count for nothing): HTML5 puts it in
 #: the body, libxml2 drops everything that follows.
-_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
                          re.I | re.S)
 
 #: ``<html ... />``: browsers ignore the slash; libxml2 ends the document there and drops the whole page.
