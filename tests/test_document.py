@@ -361,8 +361,8 @@ def test_a_noscript_ends_where_a_browser_with_scripting_ends_it(html, shown, fal
 
 
 def test_a_noscript_libxml2_keeps_open_after_its_hundredth_error_ends_where_a_browser_ends_it():
-    # libxml2 reports a page's first 100 errors only: the one saying it dropped the </noscript> is not
-    # among them on a page of tag soup
+    # the parser's log keeps a page's first 100 errors only: the one saying libxml2 dropped the
+    # </noscript> is not among them on a page of tag soup
     page = parse(b"<p>a</b>" * 120 + b"<noscript><div>fallback</noscript><p>footer</p>")
     assert _shown_outside_noscript(page).endswith("a footer")
     assert " ".join(page.body.xpath("//noscript")[0].itertext()) == "fallback"

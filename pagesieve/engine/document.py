@@ -38,8 +38,8 @@ proxy then serves it as it is) — never a silently shortened tree:
   ``<noscript>``, an unclosed comment, raw-text element, quote or ``<div>`` inside it keeps libxml2's
   element open past that end tag, the rest of the page would end up inside it. Such a ``<noscript>``
   is emptied before the parse and its content, parsed on its own, put back in it afterwards
-  (:mod:`pagesieve.engine.noscript`; libxml2 reports only a page's first 100 errors, so a full log
-  counts as one that may have left the dropped end tag out); pages whose pairs are balanced pay a
+  (:mod:`pagesieve.engine.noscript`; the parser's log keeps only a page's first 100 errors, so a full
+  log counts as one that may have left the dropped end tag out); pages whose pairs are balanced pay a
   regular expression and a tokenizer read of each content.
 * What follows ``<plaintext>`` (obsolete, still honoured) is text to a browser, tags and character
   references as written, shown preformatted. libxml2 reads it as text too, but the HTML5 tree builder's
