@@ -317,6 +317,8 @@ def test_a_declared_html_page_with_nul_bytes_is_html():
     b'<body><p>body text</p></body></html>',
     # after </html>, a "<?...>" (a comment to a browser) and then a start tag: read the HTML5 way
     b'<html lang<ul><ul><li>x <?i<?h1<template></html><?svg<tr><a><head><title>t</title></head><p>body text</p>',
+    # after </html>, an end tag with "<" in its name ("</ma<a>": an end tag to a browser too)
+    b"<p>lead</p></html><?x</i></ma<a><p>body text</p>",
 ])
 def test_what_a_browser_shows_in_the_body_is_in_the_body(html):
     page = parse(html)
@@ -345,6 +347,10 @@ def _shown_outside_noscript(page) -> str:
     (b"<p>s</p><noscript><script>x='</noscript>'</script></noscript><p>f</p>", "s ' f", "x='"),
     # a tag left unclosed just before the end tag takes it in, for libxml2 only
     (b"<p>start</p><noscript><table><tr><td>x</td></tr></table</noscript><p>footer</p>", "start footer", "x"),
+    # an attribute's quote left open (the fuzz's page reduced): libxml2's value ran past the end tag
+    # to the next quote on the page and took the story with it
+    (b'<div class="a"><noscript><table><tr><td id="caption><p>Photo</p></td></tr></table></noscript></div>'
+     b'<div id="story" class="b"><h1>Headline</h1><p>Story text.</p></div>', "Headline Story text.", ""),
 ])
 def test_a_noscript_ends_where_a_browser_with_scripting_ends_it(html, shown, fallback):
     page = parse(html)
@@ -352,6 +358,14 @@ def test_a_noscript_ends_where_a_browser_with_scripting_ends_it(html, shown, fal
     noscripts = page.body.xpath("//noscript")
     assert " ".join(" ".join(" ".join(n.itertext()) for n in noscripts).split()) == fallback
     assert not page.root.xpath("//noscript//noscript | //*[@data-pagesieve-noscript]")
+
+
+def test_a_noscript_libxml2_keeps_open_after_its_hundredth_error_ends_where_a_browser_ends_it():
+    # the parser's log keeps a page's first 100 errors only: the one saying libxml2 dropped the
+    # </noscript> is not among them on a page of tag soup
+    page = parse(b"<p>a</b>" * 120 + b"<noscript><div>fallback</noscript><p>footer</p>")
+    assert _shown_outside_noscript(page).endswith("a footer")
+    assert " ".join(page.body.xpath("//noscript")[0].itertext()) == "fallback"
 
 
 @pytest.mark.parametrize("html", [
@@ -370,3 +384,40 @@ def test_balanced_or_unclosed_noscripts_parse_as_before(html, monkeypatch):
     monkeypatch.setattr(noscript, "end_dropped", lambda log: False)
     assert etree.tostring(parse(html.encode()).root, method="html") == page  # as without the repair
     assert scans == []  # plain pairs cost no tokenizer scan
+
+
+@pytest.mark.parametrize("html, shown", [
+    # what follows <plaintext> is text to a browser, tags and character references as written
+    (b"<p>a</p><plaintext><b>bold</b> &amp; </body></html>", "a <b>bold</b> &amp; </body></html>"),
+    # the fuzz's page reduced: "</html>" in that text sent the page to the HTML5 tree builder, and
+    # its serialisation (the <b> reopened inside) read again by libxml2 showed "&lt;/p&gt;"
+    (b"<p>con<b><plaintext></p></html>duct. <p>More</p>", "con </p></html>duct. <p>More</p>"),
+    # in MathML a browser's <plaintext> is an element like any other: what follows it is markup
+    (b'<p>a<math><plaintext>e<mi>x</mi></plaintext></math> <a href="/b">Link</a></p>', "a e x Link"),
+])
+def test_plaintext_shows_what_a_browser_shows(html, shown):
+    page = parse(html)
+    assert " ".join(" ".join(page.body.itertext()).split()) == shown  # what Chromium shows of these pages
+    again = parse(serialize(page))  # and so does the page written out, read as a browser reads it
+    assert " ".join(" ".join(again.body.itertext()).split()) == shown
+
+
+def test_text_plaintext_starts_is_drawn_as_plaintext_draws_it():
+    page = parse(b"<p>a</p><plaintext class=x>\n  two  spaces")
+    pre = page.body.find("pre")
+    assert pre is not None and pre.get("class") == "x"
+    assert pre.text == "\n\n  two  spaces"  # a <pre> drops the first line break; <plaintext> kept it
+
+
+@pytest.mark.parametrize("html", [
+    # a "<?...>" after </body> is a comment (libxml2 makes the text after it the comment's tail)
+    b"<p>Lead</p></body><?x<!--y>body text<p>more</p>",
+    b"<html><body><p>Lead</p></body><!-- c --> body text</html>",
+    # the fuzz's page reduced: a tag whose quoted value ran over "<meta charset=", a "</body>" and a
+    # comment that the style sheet's own "<!-- -->" ends: a browser shows the rules as text
+    b'<text id="o<meta charset="utf-8"></body><!--a<?b\n<style><!-- @import url(x.css); -->\n'
+    b"div.body text {color: red}</style></head><body><p>more</p>",
+])
+def test_text_after_a_comment_after_the_body_is_in_the_body(html):
+    page = parse(html)
+    assert "body text" in " ".join(page.body.itertext())

@@ -156,3 +156,30 @@ def test_a_body_tag_inside_a_script_is_not_parsed_for_its_attributes():
     page = document.parse(data)
     assert dict(page.body.attrib) == {"bgcolor": "red"}
     assert "a79999" in page.body.find("script").text  # the script's text, as it was
+
+
+@pytest.mark.parametrize("markup, open_at_end", [
+    ("<p>a</p><img src=x>", False),
+    ("<td id=\"x><p>a</p>", True),  # a quote left open: what follows is the attribute's value
+    ("<td id='x'><p>it's</p>", False),  # a quote in text is text
+    ("</table", True),
+    ("a <", True), ("a </", True), ("a <!", True), ("a < b", False),
+    ("<!-- a", True), ("<!-- a -->", False), ("<!-->b", False),
+    ("<script>a</script>", False), ("<script>a", True), ("<style>a</style><textarea>b", True),
+    ("<plaintext>a", True), ("<?x a>b", False), ("</ a>b", False),
+])
+def test_where_markup_ends_open(markup, open_at_end):
+    assert tagscan.ends_open(markup) is open_at_end
+
+
+@pytest.mark.parametrize("markup, foreign, html", [
+    ("<p>a</p>", [], None),
+    ("<p>a<plaintext class=x>b</p>", [], (5, 14, 23)),
+    ("<!-- <plaintext> --><script><plaintext></script><noscript><plaintext></noscript>", [], None),
+    ("<img alt='<plaintext>'>", [], None),
+    # in SVG or MathML it is an element like any other; after </math> it is HTML's again
+    ("<math><plaintext>a</plaintext></math><plaintext>", [(7, 16), (20, 29)], (38, 47, 48)),
+    ("<svg/><plaintext>", [], (7, 16, 17)),
+])
+def test_plaintext_tags_as_a_browser_reads_them(markup, foreign, html):
+    assert tagscan.plaintext_tags(markup) == (foreign, html)

@@ -27,6 +27,11 @@ What neither reading follows is the tree builder's insertion modes (a ``<style>`
 inside ``<select>`` is raw text here): a page built on such a difference can hide a long tag from
 the count, and is then bounded by the worker's time limit, as every page was before.
 
+Beside the count, the same reading answers what the parse needs to know before it starts: where each
+``<noscript>``'s content ends for a browser (:func:`noscript_regions`), whether a piece of markup ends
+inside a tag, comment or raw-text element (:func:`ends_open`), and where ``<plaintext>`` makes the rest
+of the page text (:func:`plaintext_tags`); these are Python only.
+
 Two implementations give the same answer: :func:`py_scan` here (string searches and
 backtracking-free regular expressions, linear), and the compiled one in
 :mod:`pagesieve.core._tagscan` (one pass in C, about 25 times faster), used where it is built
@@ -172,6 +177,108 @@ def noscript_regions(text: str) -> list[tuple[int, int, int]]:
             i, no_close_from = _declaration_end(text, i, n, False, no_close_from)
             if i < 0:
                 return found
+        else:
+            i += 1
+
+
+def ends_open(text: str) -> bool:
+    """Whether ``text``, read as markup from the data state (libxml2's reading, as :func:`py_scan`'s
+    first), ends inside something that would take in what follows it: a tag (a quoted value left open,
+    ``<td id="x>…``, or a tag cut off, ``</table``), a comment, a raw-text element, or after
+    ``<plaintext>``. So does a ``<`` at the very end, or one that starts a tag or a comment cut off there
+    (``</`` then ``</noscript>`` is a bogus comment that runs over the end tag)."""
+    n = len(text)
+    i, no_close_from = 0, n + 1
+    while True:
+        i = text.find("<", i)
+        if i < 0:
+            return False
+        if i + 1 >= n:
+            return True
+        c = text[i + 1]
+        if i + 2 >= n:
+            return c in _ASCII_LETTERS or c in "/!?"
+        is_end = c == "/" and text[i + 2] in _ASCII_LETTERS
+        if c in _ASCII_LETTERS or is_end:
+            j = _past(_TAG_NAME, text, i + 2 + is_end)
+            end = _tag(text, j, n, _AFTER_QUOTED)[0]
+            name = "" if is_end or end < 0 else _name(text, i + 1, j)
+            if name == "plaintext":
+                return True
+            if name:
+                end = _raw_text_end(text, name, end, n)
+            if end < 0:
+                return True
+            i = end
+        elif c == "!":
+            i, no_close_from = _declaration_end(text, i, n, False, no_close_from)
+            if i < 0:
+                return True
+        elif c == "/" or c == "?":
+            i = i + 3 if text.startswith("/>", i + 1) else text.find(">", i + 2) + 1
+            if i <= 0:
+                return True
+        else:
+            i += 1
+
+
+def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, int] | None]:
+    """The ``plaintext`` tags of ``text`` as a browser with scripting on reads them: (the name (its start
+    and end offsets) of each start or end tag ``plaintext`` in SVG or MathML content, where it is an
+    element like any other and what follows it markup; the first ``<plaintext>`` start tag in HTML
+    content, after which everything is text to a browser: (the offset of its name, of the name's end
+    and after its ``>``), or None). Read as :func:`noscript_regions` reads (a ``<noscript>``'s content is
+    text), with the depth of open ``<svg>``/``<math>`` start tags that :func:`py_scan`'s browser
+    reading keeps; the tree builder's way out of foreign content at an HTML tag (``<p>``, ``<div>``…)
+    is not followed: a ``<plaintext>`` after one counts as foreign, which is what libxml2 makes of it
+    anyway (text to the end)."""
+    n = len(text)
+    foreign: list[tuple[int, int]] = []
+    i, depth, no_close_from = 0, 0, n + 1
+    while True:
+        i = text.find("<", i)
+        if i < 0 or i + 1 >= n:
+            return foreign, None
+        c = text[i + 1]
+        if c in _ASCII_LETTERS:
+            j = _past(_TAG_NAME, text, i + 2)
+            end, _count, self_closing = _tag(text, j, n, _AFTER_QUOTED)
+            if end < 0:
+                return foreign, None
+            name = _name(text, i + 1, j)
+            if name in FOREIGN:
+                depth += not self_closing
+            elif name == "plaintext":
+                if not depth:
+                    return foreign, (i + 1, j, end)
+                foreign.append((i + 1, j))
+            elif depth == 0 and name == "noscript":
+                m = _NOSCRIPT_END.search(text, end)
+                end = _tag(text, m.end(), n, _AFTER_QUOTED)[0] if m else -1
+            elif depth == 0 and name:
+                end = _raw_text_end(text, name, end, n)
+            if end < 0:
+                return foreign, None
+            i = end
+        elif c == "/" and i + 2 < n and text[i + 2] in _ASCII_LETTERS:
+            j = _past(_TAG_NAME, text, i + 3)
+            end = _tag(text, j, n, _AFTER_QUOTED)[0]
+            if end < 0:
+                return foreign, None
+            name = _name(text, i + 2, j)
+            if depth and name in FOREIGN:
+                depth -= 1
+            elif depth and name == "plaintext":
+                foreign.append((i + 2, j))
+            i = end
+        elif c == "!":
+            i, no_close_from = _declaration_end(text, i, n, depth > 0, no_close_from)
+            if i < 0:
+                return foreign, None
+        elif c == "/" or c == "?":
+            i = 3 + i if text.startswith(">", i + 2) and c == "/" else text.find(">", i + 2) + 1
+            if i <= 0:
+                return foreign, None
         else:
             i += 1
 

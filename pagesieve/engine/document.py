@@ -22,7 +22,8 @@ proxy then serves it as it is) — never a silently shortened tree:
   element would take it along. Their content is put back after them, where a browser has it.
 * An element libxml2 keeps in ``<head>`` that a browser does not (an unknown or mangled tag) goes to
   the body with what follows it, as a browser puts it.
-* What libxml2 leaves after ``</body>`` goes into the body. After ``</html>`` (and after an
+* What libxml2 leaves after ``</body>`` goes into the body, text after a comment there too (libxml2
+  makes it the comment's tail; a ``<?...>`` is such a comment). After ``</html>`` (and after an
   ``<html .../>`` written as if it closed itself) it drops everything that follows, so such a page
   is read by the HTML5 tree builder; so is any page whose body libxml2 leaves empty.
 * Inside SVG and MathML a browser parses ``<style>``, ``<title>``, ``<noscript>``… as markup (an
@@ -34,10 +35,19 @@ proxy then serves it as it is) — never a silently shortened tree:
   ``<table>``), the title is closed at the end of its first line, so the page's body is read.
 * A browser (scripting on, as pagesieve's output keeps it) reads a ``<noscript>``'s content as raw
   text up to the first ``</noscript>``; libxml2 parses it as markup, and where a second
-  ``<noscript>``, an unclosed comment, raw-text element or ``<div>`` inside it keeps libxml2's
+  ``<noscript>``, an unclosed comment, raw-text element, quote or ``<div>`` inside it keeps libxml2's
   element open past that end tag, the rest of the page would end up inside it. Such a ``<noscript>``
   is emptied before the parse and its content, parsed on its own, put back in it afterwards
-  (:mod:`pagesieve.engine.noscript`); pages whose pairs are balanced pay three regular expressions.
+  (:mod:`pagesieve.engine.noscript`; the parser's log keeps only a page's first 100 errors, so a full
+  log counts as one that may have left the dropped end tag out); pages whose pairs are balanced pay a
+  regular expression and a tokenizer read of each content.
+* What follows ``<plaintext>`` (obsolete, still honoured) is text to a browser, tags and character
+  references as written, shown preformatted. libxml2 reads it as text too, but the HTML5 tree builder's
+  serialisation, read again by libxml2, does not round-trip it (the formatting tags it reopens end up in
+  the text, escaped), and the page written out would show its characters escaped. So that text is
+  escaped before the parse, in a ``<pre>`` (drawn as ``<plaintext>`` is). Inside SVG or MathML a
+  browser's ``<plaintext>`` is an element like any other, its content markup: there the tag is renamed
+  while the page is parsed, so libxml2 does not read what follows it as text.
 * A start tag with more than :data:`MAX_ATTRIBUTES` attributes makes the page refused before it is
   parsed: libxml2 and lexbor compare each attribute of a tag with every earlier one, so one such
   tag costs the square of its attributes (80,000 on one ``<img>``: 19 s in libxml2). They are
@@ -211,7 +221,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     if reason:
         raise InputError(f"input is not HTML: {reason}")
     encoding, text = _detect(data, declared_encoding)
-    text = clean_text(text if text is not None else data.decode(encoding, errors="replace"))
+    text = clean_text(_plaintext_as_text(text if text is not None else data.decode(encoding, errors="replace")))
     if text.startswith("\ufeff"):
         text = text[1:]
     # Parsing text (not bytes) makes the decision above the only one: libxml2 would
@@ -230,6 +240,8 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
         refuse_long_tags(html5)  # the tree lexbor built, as libxml2 will read it
         root = _parse_text(html5)
     noscript.fill(root, hollowed, _parse_text)
+    for el in root.iter(FOREIGN_PLAINTEXT):
+        el.tag = "plaintext"
     _close_voids(root)
     body = root.find("body")
     if body is None:
@@ -304,7 +316,7 @@ def _parse_text(text: str) -> HtmlElement:
 #: Text or a start tag after the first ``</html>`` (pages saved as several documents one after another,
 #: a stray end tag inside a paragraph; comments, doctypes and "<?...>" between count for nothing): HTML5 puts it in
 #: the body, libxml2 drops everything that follows.
-_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^<>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
                          re.I | re.S)
 
 #: ``<html ... />``: browsers ignore the slash; libxml2 ends the document there and drops the whole page.
@@ -320,6 +332,39 @@ RAW_TEXT_TAGS = ("style", "script", "title", "textarea", "xmp", "iframe", "noemb
 _FOREIGN_RAW = etree.XPath("(//svg | //math)//*[self::style or self::script or self::title or self::textarea "
                            "or self::xmp or self::iframe or self::noembed or self::noframes or self::noscript]"
                            "[contains(., '<')]")
+
+
+#: What a ``plaintext`` tag in SVG or MathML content is called while the page is parsed (libxml2 would read
+#: what follows it as text); named back after the parse.
+FOREIGN_PLAINTEXT = "pagesieve-plaintext"
+_PLAINTEXT = re.compile(r"<plaintext", re.I | re.A)
+#: Characters of text that markup would read otherwise (``&`` too: a browser decodes no character reference
+#: after ``<plaintext>``).
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def _plaintext_as_text(text: str) -> str:
+    """``text`` with what follows its first ``<plaintext>`` (in HTML content) written as the text a browser
+    shows it as, in a ``<pre>`` (drawn as ``<plaintext>`` is), and each ``plaintext`` tag in SVG or MathML
+    content renamed (:data:`FOREIGN_PLAINTEXT`): libxml2 reads what follows any ``<plaintext>`` as text,
+    and the HTML5 tree builder's serialisation, read again by libxml2, puts formatting tags it reopens in
+    that text (``<b><plaintext>`` becomes ``<plaintext><b>…``), so neither reads it as a browser does."""
+    if _PLAINTEXT.search(text) is None:
+        return text
+    foreign, html = tagscan.plaintext_tags(text)
+    parts, pos = [], 0
+    for start, end in foreign:
+        parts += [text[pos:start], FOREIGN_PLAINTEXT]
+        pos = end
+    if html is not None:
+        start, end, content = html
+        rest = text[content:]
+        if rest.startswith(("\n", "\r")):
+            rest = "\n" + rest  # a <pre> drops the line break right after its start tag, <plaintext> keeps it
+        parts += [text[pos:start], "pre", text[end:content], rest.translate(_ESCAPES)]
+        pos = len(text)
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def _bodiless(root: HtmlElement) -> bool:
@@ -385,16 +430,27 @@ def _head_breakout(root: HtmlElement, body: HtmlElement) -> None:
 
 def _after_body_into_body(body: HtmlElement) -> None:
     """What libxml2 leaves after ``</body>`` (elements and text: a stray end tag, scripts and
-    banners pages add at the end) goes into the body, as a browser puts it."""
+    banners pages add at the end) goes into the body, as a browser puts it. A comment there stays
+    (a browser keeps one after ``</body>`` outside the body too), but the text after it goes into the
+    body: libxml2 makes it the comment's tail (``</body><!-- x -->text``, or a ``<?...>`` it reads as
+    a comment), where no one shows it."""
     if body.tail is not None and body.tail.strip():
         text, body.tail = body.tail, None
-        if len(body):
-            body[-1].tail = (body[-1].tail or "") + text
-        else:
-            body.text = (body.text or "") + text
+        _append_text(body, text)
     for sib in list(body.itersiblings()):
         if isinstance(sib.tag, str):
             body.append(sib)
+        elif sib.tail is not None and sib.tail.strip():
+            text, sib.tail = sib.tail, None
+            _append_text(body, text)
+
+
+def _append_text(parent: HtmlElement, text: str) -> None:
+    """Add ``text`` at the end of ``parent``'s content (after its last child, or as its text)."""
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
 
 
 _TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.I)
