@@ -31,7 +31,10 @@ Measured, per corpus and variant:
   bring back what an earlier one took): the first after which the sentence is no longer whole is
   to blame ("output" when every snapshot holds it and the text output does not; a "?" after the
   name when the probe run did not give the served page). ``link`` marks a break where that
-  filter removed a text link whose text is in the sentence while the rest of the sentence stayed.
+  filter removed a text link from the sentence's line and left the rest of that line in place:
+  the line the sentence stood in just before the filter, with the texts of the links the filter
+  removed taken out, is a line of what the browser shows just after it (a sentence whose list
+  item or block went whole is not the link's doing, even where its words show elsewhere).
 * **story start**: the top (px from the top of the document) of the highest of the truth sentences
   that are whole in both the original and the output (where the story's first words show, whichever
   sentence they are: a page whose truth starts in a narrow side column and goes on in the centre
@@ -313,15 +316,23 @@ def story_picture(img: dict) -> bool:
             and img.get("repeats", 1) < REPEATED_PICTURE)
 
 
-def _link_broke(sentence: str, links: list[str], lines: str) -> bool:
-    """Whether a removed text link broke ``sentence``: the link's text is in it and the rest of the
-    sentence (its longest piece outside the link, ``MIN_REST_CHARS`` or more) is still shown; when
-    the whole sentence went (a paragraph removed with its links) it is not the link's doing."""
-    for t in links:
-        if len(t) >= 2 and t in sentence:
-            rest = max(sentence.split(t), key=len).strip()
-            if len(rest) >= MIN_REST_CHARS and rest in lines:
-                return True
+def _link_broke(sentence: str, links: list[str], before: str, after: str) -> bool:
+    """Whether a removed text link broke ``sentence``: the line that held it in ``before`` (the lines
+    shown just before the filter), with the texts of ``links`` (those the filter removed) taken out,
+    is still a line of ``after`` and keeps ``MIN_REST_CHARS`` or more of the sentence. When the
+    sentence's block or list item went whole it is not a link's doing, even where the same words
+    show elsewhere on the page."""
+    inside = [t for t in links if len(t) >= 2 and t in sentence]
+    if not inside:
+        return False
+    shown = set(after.split("\n"))
+    for line in before.split("\n"):
+        if sentence not in line:
+            continue
+        cut = re.compile("|".join(re.escape(t) for t in sorted(inside, key=len, reverse=True)))
+        kept = max((len(piece.strip()) for piece in cut.split(sentence)), default=0)
+        if kept >= MIN_REST_CHARS and norm(cut.sub(" ", line)) in shown:
+            return True
     return False
 
 
@@ -474,6 +485,7 @@ class Original:
     images: list[dict]
     html: bytes
     encoding: str
+    lines: str = ""  # what the browser shows of the original (:func:`lines_of`)
 
 
 def truths(corpus_dir: Path) -> dict[str, str]:
@@ -526,7 +538,7 @@ class See:
         _, tops = self.browser.show(located)
         meant = self.browser.meant(located) if located else {"images": []}
         return Original(url, truth, whole, {s: t for s, t in zip(located, tops) if t is not None},
-                        len(norm(text)), meant["images"], html, "utf-8")
+                        len(norm(text)), meant["images"], html, "utf-8", shown)
 
     def measure(self, page: CorpusPage, orig: Original | None = None) -> list[Seen]:
         orig = orig or self.original(page)
@@ -556,7 +568,7 @@ class See:
             seen.blank = bool(holds and seen.chars_after < BLANK_SHARE * orig.chars and len(kept) < 0.5 * len(orig.whole))
             broken = [s for s in orig.whole if s not in shown]
             if broken or lost:
-                seen.broken, seen.images_lost = self.blame(chain, data, page, orig.url, res, broken, lost)
+                seen.broken, seen.images_lost = self.blame(chain, data, page, orig, res, broken, lost)
                 near = orig.whole[:LOCATE_MAX]
                 for img, entry in zip(lost, seen.images_lost):  # lost alone: the sentence beside it is still shown
                     i = img.get("near")
@@ -579,7 +591,7 @@ class See:
                 self._texts.pop(next(iter(self._texts)))
         return self._texts[key]
 
-    def blame(self, chain: Chain, data: bytes, page: CorpusPage, url: str, res: ChainResult, broken: list[str],
+    def blame(self, chain: Chain, data: bytes, page: CorpusPage, orig: Original, res: ChainResult, broken: list[str],
               lost: list[dict]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Which filter broke each sentence of ``broken`` and took each picture of ``lost`` (see the module
         doc): (sentence, filter, link) and (address, story, filter) records."""
@@ -587,7 +599,7 @@ class See:
         sound = probe.body == res.body
 
         def view(k: int) -> tuple[str, set[str]]:
-            return self._snapshot(snaps[k][1], probe.encoding, url)
+            return self._snapshot(snaps[k][1], probe.encoding, orig.url)
 
         def first_gone(gone_in) -> int | None:
             """The first snapshot without the item (binary search: a filter never brings back what an
@@ -607,7 +619,9 @@ class See:
         for s in broken:
             k = first_gone(lambda seen, s=s: s not in seen[0])
             if k is not None:
-                found[s] = {"sentence": s, "filter": snaps[k][0], "link": _link_broke(s, snaps[k][2], view(k)[0])}
+                before = view(k - 1)[0] if k else orig.lines
+                found[s] = {"sentence": s, "filter": snaps[k][0],
+                            "link": _link_broke(s, snaps[k][2], before, view(k)[0])}
         gone: dict[int, str] = {}
         for i, img in enumerate(lost):
             keys = _url_keys(img["addresses"])

@@ -109,6 +109,17 @@ class _CutLinks(Filter):
                 ctx.remove(a, "test: a link to cut")
 
 
+class _CutItems(Filter):
+    """Removes every list item of class ``cut``, links and all (what a link list filter does)."""
+
+    name = "cut_items"
+
+    def apply(self, page, ctx) -> None:
+        for li in list(page.root.iter("li")):
+            if li.get("class") == "cut":
+                ctx.remove(li, "test: an item to cut")
+
+
 class _Nothing(Filter):
     name = "nothing"
     destructive = False
@@ -145,6 +156,25 @@ def test_blame_names_the_filter_and_the_link(browser, tmp_path):
     assert seen.whole_after == 1
     assert seen.broken == [{"sentence": "the river rose through the night and the town of wells watched it climb the wall.",
                             "filter": "cut_links", "link": True}]
+
+
+def test_an_item_removed_whole_is_no_link_break(browser, tmp_path):
+    # the item's words after its link show elsewhere on the page; the item itself went whole, so the
+    # sentence is broken by the filter but not by a link taken out of running text
+    html = ("<html><body><article><p>Read the answers to the frequently asked questions about the tool "
+            "before you write to us.</p><ul><li class=cut><a href=/ck>C-Kermit</a> frequently asked questions "
+            "about the tool</li><li>Kermit 95 manual and its updates</li></ul></article></body></html>")
+    page = _one_page_corpus(tmp_path, "p2", "https://example.org/b", html,
+                            "Read the answers to the frequently asked questions about the tool before you write to us.\n"
+                            "C-Kermit frequently asked questions about the tool")
+    chain = Chain([_Nothing(None), _CutItems(None)], OutputSettings(), SafetySettings(), check=False)
+    snaps, _ = snapshots(chain, html.encode(), page.url)
+    assert snaps[1][2] == ["c-kermit"]
+    see = See(browser, [])
+    see.chains = {"declutter": chain}
+    (seen,) = see.measure(page)
+    assert seen.broken == [{"sentence": "c-kermit frequently asked questions about the tool",
+                            "filter": "cut_items", "link": False}]
 
 
 @pytest.mark.skipif(not GATE_ON, reason=OFF_REASON)
