@@ -232,6 +232,25 @@ def test_retry_without_leaving_out_unlikely_blocks():
     assert "pass 2" in next(e for e in state.record if e["action"] == "select")["reason"]
 
 
+@pytest.mark.parametrize("dialog, chosen", [
+    ('<div id=consent role=dialog aria-label="Your privacy">', False),
+    ('<div id=consent aria-modal=true>', False),
+    ("<dialog id=consent>", False),
+    ('<div id=consent class=preferences>', True),  # the same box not marked as a dialog is text like any other
+])
+def test_a_dialog_over_the_page_is_never_the_content_even_on_the_pass_over_every_paragraph(dialog, chosen):
+    # a listing has no article-sized prose, so the second pass scores every paragraph: a consent
+    # manager's long policy text in its dialog outscored the page's own short intro
+    close = "</dialog>" if dialog.startswith("<dialog") else "</div>"
+    items = "".join(f"<li><a href=/r{i}>Recipe number {i} with tomatoes</a></li>" for i in range(12))
+    html = (f"<html><body><main id=main><p id=intro>Our collection of tomato sauce recipes, for pasta, pizza "
+            f"and stews.</p><ul id=items>{items}</ul></main>"
+            f"{dialog}{para(3, 'policy1')}{para(3, 'policy2')}{close}</body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert ("policy1" in ids(page)) is chosen
+    assert ("intro" in ids(page)) is not chosen
+
+
 def test_sibling_paragraph_joins_by_length_and_link_density():
     html = (f"<html><body><div id=wrap><div id=body>{para(4)}{para(4)}</div>"
             f"<p id=long>{SENTENCE}</p><p id=links><a href=/x>{SENTENCE}</a></p></div></body></html>")

@@ -26,7 +26,9 @@ Sources (each threshold's doc names its own):
   characters; Readability's ``DEFAULT_CHAR_THRESHOLD`` is also 500). A first pass leaves out
   paragraphs inside unlikely blocks (menus, comments, sidebars); when what it keeps, less the
   unlikely blocks inside, has fewer than ``min_article_chars`` it runs again over every
-  paragraph (Readability's retry without ``FLAG_STRIP_UNLIKELYS``).
+  paragraph (Readability's retry without ``FLAG_STRIP_UNLIKELYS``) but those in a dialog over the
+  page (``<dialog>``, a dialog role, ``aria-modal``): on a listing with little prose a consent
+  manager's policy text outscored the page's own.
 * **Cleanup inside the chosen node** — Readability's ``_prepArticle``/``_cleanConditionally``
   and HTML semantics: hidden elements; ``nav``/``aside``/``footer``/``form``/``dialog`` blocks,
   navigation and dialog roles; blocks named like bylines, dates, share bars, related lists, comments,

@@ -165,8 +165,20 @@ def class_weight(el: HtmlElement, s: MainContentSettings) -> int:
     return w
 
 
-def unlikely_blocks(order: list[HtmlElement]) -> tuple[set[HtmlElement], list[HtmlElement]]:
-    """The blocks unlikely to be content by name or role, with all below them, and the outermost of them."""
+#: Roles of a dialog a script opens over the page (a consent manager's preferences, a sign-up, a store
+#: picker): never the page's content, even on the pass over every paragraph.
+MODAL_ROLES = frozenset({"dialog", "alertdialog"})
+
+
+def modal(el: HtmlElement) -> bool:
+    """A dialog over the page: ``<dialog>``, a dialog role or ``aria-modal="true"``."""
+    return (el.tag == "dialog" or (el.get("role") or "").strip().lower() in MODAL_ROLES
+            or (el.get("aria-modal") or "").strip().lower() == "true")
+
+
+def unlikely_blocks(order: list[HtmlElement], by_name: bool = True) -> tuple[set[HtmlElement], list[HtmlElement]]:
+    """The blocks unlikely to be content, with all below them, and the outermost of them: by name or
+    role, or (``by_name`` false, the pass over every paragraph) only the dialogs over the page."""
     unlikely: set[HtmlElement] = set()
     roots: list[HtmlElement] = []
     named: dict[str, bool] = {}  # names -> unlikely by its names (pages repeat their class names)
@@ -175,12 +187,17 @@ def unlikely_blocks(order: list[HtmlElement]) -> tuple[set[HtmlElement], list[Ht
         if parent in unlikely:
             unlikely.add(el)
             continue
+        if not by_name:
+            if modal(el):
+                unlikely.add(el)
+                roots.append(el)
+            continue
         names = names_of(el)
-        by_name = named.get(names)
-        if by_name is None:
-            by_name = named[names] = bool(names and UNLIKELY_NAMES.found(names) and not MAYBE_NAMES.found(names))
-        if (by_name and el.tag not in ("body", "a", "html", "article", "main")) or \
-                (el.get("role") or "").lower() in BOILERPLATE_ROLES:
+        by_names = named.get(names)
+        if by_names is None:
+            by_names = named[names] = bool(names and UNLIKELY_NAMES.found(names) and not MAYBE_NAMES.found(names))
+        if (by_names and el.tag not in ("body", "a", "html", "article", "main")) or \
+                (el.get("role") or "").lower() in BOILERPLATE_ROLES or modal(el):
             unlikely.add(el)
             roots.append(el)
     return unlikely, roots
@@ -190,7 +207,7 @@ def score(order, st, body, skip_unlikely: bool,
           s: MainContentSettings) -> tuple[dict[HtmlElement, float], list[HtmlElement]]:
     """Readability's candidate scores (times 1 - link density), and the unlikely blocks left
     out (outermost only)."""
-    unlikely, roots = unlikely_blocks(order) if skip_unlikely else (set(), [])
+    unlikely, roots = unlikely_blocks(order, by_name=skip_unlikely)
     scores: dict[HtmlElement, float] = {}
     for el in order:
         if el in unlikely:
