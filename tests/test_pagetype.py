@@ -21,6 +21,14 @@ def cards(n: int, summary: str) -> str:
                              for i in range(n)) + "</div>"
 
 
+def shop_items(n: int) -> str:
+    """A shop's product tiles: one kind (the first class name), each with names of its own after it."""
+    return "<ul class=products>" + "".join(
+        f"<li class='product post-{1500 + i} {('first', 'last', 'instock')[i % 3]} product_cat-{i % 4}'>"
+        f"<a href=/p{i}><h2>Cup {i}</h2><span class=price>$29.95</span></a> <span>In 8 colours</span></li>"
+        for i in range(n)) + "</ul>"
+
+
 def posts(n: int) -> str:
     return "".join(f"<div class=post><span class=username>user{i}</span><p>This is reply number {i} to the thread, "
                    f"with an opinion.</p><a href=/u{i}>profile</a></div>" for i in range(n))
@@ -34,6 +42,7 @@ def posts(n: int) -> str:
     (f"<body>{items(MIN_ITEMS)}</body>", None, "listing"),
     (f"<body>{items(MIN_ITEMS - 1)}</body>", None, "service"),  # below the item count: no signal
     (f"<body>{items(MIN_ITEMS, price=True)}</body>", None, "collection"),
+    (f"<body>{shop_items(MIN_ITEMS)}</body>", None, "collection"),
     # a card whose one link holds its title and a summary of a sentence or more is a linked item too
     (f"<body>{cards(MIN_ITEMS, 'A renter was stopped by the police because her car was listed as stolen.' * 2)}"
      "</body>", None, "listing"),

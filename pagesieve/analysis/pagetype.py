@@ -14,7 +14,8 @@ weight wins (ties: the order of ``KINDS``). :func:`detect` returns the kind and 
    ``TechArticle``, ``Service`` ...), and ``og:type`` (``article``, ``product``). Declared by the
    site for search engines, so usually right about the page — except that many shops and blogs
    declare ``WebPage``/``Article`` on every page; those weigh less (``DECLARED``).
-2. **Repeated items** — the largest group of sibling blocks with the same tag and class, each with
+2. **Repeated items** — the largest group of sibling blocks with the same tag and first class
+   name (a shop's tiles carry names of their own after it: ``post-1501``, ``instock``), each with
    a link and text of its own, or one link that wraps a heading and a summary (a teaser card,
    ``CARD_SUMMARY_CHARS``) (``MIN_ITEMS``): a listing; with prices in most items, a shop
    collection. Repeated blocks that carry an author and a date each (``post``, ``message``,
@@ -154,7 +155,7 @@ def schema_types(root: HtmlElement, scan: Scan | None = None) -> list[str]:
 
 
 def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | None, HtmlElement | None]:
-    """The largest group of sibling blocks sharing tag and class, each with a link and its own text
+    """The largest group of sibling blocks of one kind (:func:`item_kind`), each with a link and its own text
     outside the link, outside page furniture (menus, sidebars, footers: ``furniture.furniture``):
     (items, items with a price, items that look like posts, their parent, the parent of the
     largest group of posts — None under MIN_POSTS).
@@ -179,8 +180,8 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
         groups: dict[tuple, list[HtmlElement]] = defaultdict(list)
         for child in parent.iterchildren(dom.ELEMENT):
             if child.tag not in _SKIP:
-                groups[(child.tag, child.get("class") or "")].append(child)
-        for (_tag, cls), items in groups.items():
+                groups[item_kind(child)].append(child)
+        for items in groups.values():
             if len(items) < MIN_POSTS or len(items) <= best[0] and len(items) < MIN_ITEMS:
                 continue
             linked = posts = 0
@@ -188,7 +189,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
             for it in items:
                 links = it.iter("a")
                 first = next(links, None)
-                names = f"{cls} {it.get('id') or ''}"
+                names = f"{it.get('class') or ''} {it.get('id') or ''}"
                 post_named = (_POST_NAMES.search(names) or it.get("itemprop") in ("comment", "suggestedAnswer",
                                                                                  "acceptedAnswer")
                               or "Comment" in (it.get("itemtype") or ""))
@@ -210,6 +211,14 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
                 elif posts > best[2]:
                     best = (best[0], best[1], posts, parent)
     return (*best, thread[1])
+
+
+def item_kind(el: HtmlElement) -> tuple[str, str]:
+    """What makes sibling blocks items of one kind: their tag and first class name. A shop's or a
+    blog's items carry their own names after it (``post-15859``, ``first``, ``instock``, a category):
+    the full class string would make every item a kind of its own."""
+    names = (el.get("class") or "").split()
+    return el.tag, names[0] if names else ""
 
 
 def _card_link(a: HtmlElement) -> bool:

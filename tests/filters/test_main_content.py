@@ -423,18 +423,20 @@ def test_a_thin_choice_takes_a_link_dense_main_block(intro_sentences, main_share
     assert ("links" in ids(page)) is widened
 
 
-def _listing(intro_sentences: int, items: int = 12) -> str:
-    grid = "".join(f"<div class=card id=c{i}><a href=/p/{i}>Product number {i}</a> <span>${i}9.99 in stock</span>"
-                   f"</div>" for i in range(items))
+def _listing(intro_sentences: int, items: int = 12, own_names: bool = False) -> str:
+    # own_names: each item carries names of its own after the kind's (a shop's post-1501, first, instock)
+    grid = "".join(f"<div class='card{f' post-{1500 + i} ' + ('first', 'last')[i % 2] if own_names else ''}' id=c{i}>"
+                   f"<a href=/p/{i}>Product number {i}</a> <span>${i}9.99 in stock</span></div>" for i in range(items))
     return f"""<html><head><title>Tools</title></head><body>
 <div id=intro><p>{SENTENCE * intro_sentences}</p></div>
 <div class=grid id=grid>{grid}</div></body></html>"""
 
 
-@pytest.mark.parametrize("intro_sentences, widened", [(1, True), (8, False)])
-def test_a_thin_choice_on_a_listing_widens_to_its_grid(intro_sentences, widened):
-    """A short text block beside the grid gives way to it; an article-sized one does not."""
-    page, state, _ = run_filter("main_content", _listing(intro_sentences))
+@pytest.mark.parametrize("intro_sentences, widened, own_names", [(1, True, False), (8, False, False), (1, True, True)])
+def test_a_thin_choice_on_a_listing_widens_to_its_grid(intro_sentences, widened, own_names):
+    """A short text block beside the grid gives way to it; an article-sized one does not. Items are
+    alike by their first class name, whatever names of their own follow it."""
+    page, state, _ = run_filter("main_content", _listing(intro_sentences, own_names=own_names))
     assert ({"grid", "c0", "c11"} <= ids(page)) is widened
     assert ("intro" in ids(page)) is not widened
 

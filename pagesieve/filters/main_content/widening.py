@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.lazy_images import loadable
-from pagesieve.analysis.pagetype import PageType
+from pagesieve.analysis.pagetype import PageType, item_kind
 from pagesieve.analysis.pictures import in_control, opens_picture, story_picture
 from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
@@ -351,11 +351,11 @@ WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
 
 
 def even_items(parent: HtmlElement, st) -> bool:
-    """The largest group of ``parent``'s children with one tag and class has no dominant item."""
+    """The largest group of ``parent``'s children of one kind (:func:`item_kind`) has no dominant item."""
     groups: dict[tuple, list[int]] = {}
     for child in parent:
         if child in st:
-            groups.setdefault((child.tag, child.get("class") or ""), []).append(st[child].chars)
+            groups.setdefault(item_kind(child), []).append(st[child].chars)
     items = max(groups.values(), key=len, default=[])
     return bool(items) and max(items) <= GRID_ITEM_SHARE * max(1, sum(items))
 
