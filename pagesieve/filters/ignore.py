@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve.analysis import lazy_images, pagemeta
+from pagesieve.analysis import entrance, lazy_images, pagemeta
 from pagesieve.core import dom
 from pagesieve.core.measure import ATTRS
 from pagesieve.core.settings import setting
@@ -136,6 +136,10 @@ class IgnoreSettings:
     # skeleton (else it stays hidden: a blank page).
     reveal_streamed: bool = setting(True, "When scripts are removed, show content that the page sends in pieces and "
                                           "its scripts would have put in place (else such a page stays blank).",
+                                    group="ignore", scope="user")
+    reveal_animated: bool = setting(True, "When scripts are removed, show elements that the page leaves transparent "
+                                          "(an opacity of 0 in their style attribute) for its scripts to fade in as "
+                                          "they scroll into view (else they stay invisible).",
                                     group="ignore", scope="user")
     lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
                                       "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
@@ -265,6 +269,10 @@ class IgnoreFilter(Filter):
             revealed = _reveal_streamed(root, ctx)
             if revealed:
                 counts["streamed segment (revealed)"] = revealed
+        if s.scripts and s.reveal_animated:
+            shown = entrance.reveal(root, ctx)
+            if shown:
+                counts["transparent first frame (shown)"] = shown
         if s.scripts and s.lazy_images:
             counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:

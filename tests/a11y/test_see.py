@@ -234,6 +234,22 @@ def test_story_start_is_where_the_first_truth_words_show(browser, tmp_path):
     assert seen.lowered <= LOWERED_PX
 
 
+def test_a_section_a_script_would_fade_in_is_seen(browser, cfg):
+    # a site builder writes the first frame of its entrance animation into the style attribute; without
+    # the page's scripts nothing would ever fade the section in
+    story = "<p>" + "The harbour froze over in the night and the ferries stayed in port. " * 5 + "</p>"
+    html = ("<html><head><title>Harbour</title></head><body><h1>Harbour</h1><section id=s style="
+            "'transform:translate3d(0, 5%, 0);opacity:0'>" + story + "</section><script src=/ix.js></script>"
+            "</body></html>")
+    for variant in ("declutter", "reader"):
+        res = build_chain(cfg.resolve(variant)).process(html.encode(), url="https://example.org/harbour")
+        browser.load(res.body, res.media_type, res.encoding or "utf-8", "https://example.org/harbour")
+        seen = browser.page.evaluate("""() => [...document.querySelectorAll('p')].map(p => {
+            let o = 1; for (let e = p; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity);
+            return o; })""")
+        assert seen and min(seen) == 1, (variant, seen)
+
+
 def test_reader_text_fills_the_reading_column(browser, cfg):
     # a site's layout boxes sized for its own layout (a content column a third of a wide container,
     # floated beside a sidebar the reader removes, padded for a frame) no longer narrow the reading column

@@ -1,0 +1,80 @@
+"""Elements a script would fade in, shown without it.
+
+Site builders and animation libraries (Webflow's interactions, Framer, hand-written "reveal on
+scroll") write an element's first frame into its ``style`` attribute: ``opacity:0`` and usually an
+offset (``transform: translate3d(0, 5%, 0)``); their script animates it to full view as it scrolls
+into sight. An inline style outranks every style sheet rule, so nothing but a script can ever show
+such an element: with the page's scripts removed the section stays transparent for good — its
+text is in the page (and in a screen reader's ears) while a person sees a blank band, sometimes
+a blank page.
+
+:func:`reveal` takes the transparent first frame out of such styles (the ``opacity`` of 0 and the
+entrance offset beside it) and leaves the rest of the style as written. It leaves alone what the
+page means to keep hidden whatever the script: a style that also says ``display:none`` or
+``visibility:hidden``, an element hidden from assistive technology (``aria-hidden="true"``) and a
+dialog over the page (``<dialog>``, a dialog role, ``aria-modal``), which its script opens on demand.
+Changes go through the filter's context (``ctx.set_attr``): explained and undoable.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+#: Elements whose style attribute sets an opacity of 0 (selected in C; :func:`_first_frame` decides).
+TRANSPARENT = etree.XPath("//*[contains(translate(@style, 'OPACITY', 'opacity'), 'opacity')]")
+_OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*important)?$", re.I)
+_OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
+_STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+
+
+def declarations(style: str) -> list[str]:
+    """The declarations of a style attribute, split at the semicolons outside brackets and quotes
+    (a ``url(data:image/png;base64,...)`` holds one)."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(style):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch == ";" and not depth:
+            out.append(style[start:i].strip())
+            start = i + 1
+    out.append(style[start:].strip())
+    return [d for d in out if d]
+
+
+def _first_frame(el: HtmlElement) -> list[str] | None:
+    """The declarations left once the transparent first frame is out, or None when ``el`` is not such
+    an element or is meant to stay hidden."""
+    style = el.get("style") or ""
+    parts = declarations(style)
+    if not any(_OPACITY_0.match(d) for d in parts) or _STAYS_HIDDEN.search(style):
+        return None
+    if (el.tag == "dialog" or (el.get("aria-hidden") or "").strip().lower() == "true"
+            or (el.get("role") or "").strip().lower() in _DIALOG_ROLES
+            or (el.get("aria-modal") or "").strip().lower() == "true"):
+        return None
+    return [d for d in parts if not _OPACITY_0.match(d) and not _OFFSET.match(d)]
+
+
+def reveal(root: HtmlElement, ctx) -> int:
+    """Show the elements of ``root`` left transparent for a script to fade in; how many."""
+    shown = 0
+    for el in TRANSPARENT(root):
+        if not isinstance(el.tag, str):
+            continue
+        left = _first_frame(el)
+        if left is None:
+            continue
+        ctx.set_attr(el, "style", "; ".join(left) or None)
+        shown += 1
+    return shown

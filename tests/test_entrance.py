@@ -1,0 +1,60 @@
+"""Elements left transparent for a script to fade in are shown once the scripts are removed; what the
+page means to keep hidden stays hidden."""
+
+import pytest
+
+from pagesieve.analysis.entrance import declarations
+from tests.conftest import run_filter
+
+STORY = "The harbour froze over in the night and the ferries stayed in port until the ice broke. "
+FRAME = "-webkit-transform:translate3d(0, 5%, 0);transform:translate3d(0, 5%, 0) scale3d(1, 1, 1);opacity:0"
+
+
+def page(attrs: str, tag: str = "section") -> str:
+    return f"<html><body><h1>Harbour</h1><{tag} id=s {attrs}><p>{STORY * 3}</p></{tag}></body></html>"
+
+
+def style_of(html: str, **settings) -> str | None:
+    out, state, _ = run_filter("ignore", html, **settings)
+    return out.root.get_element_by_id("s").get("style")
+
+
+@pytest.mark.parametrize("style, left", [
+    (FRAME, None),  # the first frame of an entrance: shown, no offset
+    (f"color:#333; {FRAME}", "color:#333"),  # the rest of the style stays as written
+    ("opacity: 0 !important; background:url(data:image/png;base64,iVBO=) no-repeat",
+     "background:url(data:image/png;base64,iVBO=) no-repeat"),
+    ("opacity:.0", None),
+    ("opacity:0.5", "opacity:0.5"),  # half seen: the page's look, not a frame waiting for a script
+    ("opacity:0.05", "opacity:0.05"),
+    ("opacity:0;display:none", "opacity:0;display:none"),  # hidden whatever the script: stays hidden
+    ("opacity:0; visibility: hidden", "opacity:0; visibility: hidden"),
+])
+def test_a_transparent_first_frame_is_shown(style, left):
+    assert style_of(page(f'style="{style}"')) == left
+
+
+@pytest.mark.parametrize("attrs, tag", [
+    ('aria-hidden="true"', "section"),  # hidden from assistive technology too: decoration
+    ('role="dialog"', "section"),  # a dialog its script opens on demand
+    ('aria-modal="true"', "section"),
+    ("", "dialog"),
+])
+def test_what_the_page_keeps_hidden_stays_hidden(attrs, tag):
+    assert style_of(page(f'{attrs} style="{FRAME}"', tag=tag)) == FRAME
+
+
+@pytest.mark.parametrize("settings", [{"scripts": False}, {"reveal_animated": False}])
+def test_with_the_scripts_kept_or_the_setting_off_the_frame_stays(settings):
+    # with its scripts the page fades the section in itself
+    assert style_of(page(f'style="{FRAME}"'), **settings) == FRAME
+
+
+def test_the_change_is_explained():
+    _, state, _ = run_filter("ignore", page(f'style="{FRAME}"'))
+    note = next(e for e in state.record if e["action"] == "remove" and "measured" in e)
+    assert note["measured"]["removed"]["transparent first frame (shown)"] == 1
+
+
+def test_declarations_split_outside_brackets_and_quotes():
+    assert declarations("a:1; b:url('x;y'); c:url(data:a;b) ;") == ["a:1", "b:url('x;y')", "c:url(data:a;b)"]
