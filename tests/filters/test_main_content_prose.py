@@ -40,6 +40,23 @@ def test_a_text_split_in_chunks_keeps_every_chunk(on):
         assert "less than half of the prose block around it" in widen[0]["reason"]
 
 
+@pytest.mark.parametrize("side_links, widened", [(8, True), (40, False)])
+def test_the_climb_passes_a_row_a_little_over_the_link_bound(side_links, widened):
+    # the text's first part sits in a row whose other cell holds a few links (the row alone is a little
+    # over section_link_density, the table around all parts well under it): the climb passes the row;
+    # a cell of many links makes the whole table a link block and it does not
+    links = " ".join(f"<a href=/s{i}>Section {i} of it</a>" for i in range(side_links))
+    parts = "".join(f"<tr><td colspan=2><p id=p{i}>{PLAIN * 9}</p></td></tr>" for i in range(1, 4))
+    html = (f"<html><head><title>A practical guide to mills</title></head><body><table id=doc>"
+            f"<tr><td id=first><table><tr><td><p id=p0>{SENTENCE * 8}</p></td></tr></table></td>"
+            f"<td id=side>{links}</td></tr>{parts}</table></body></html>")
+    page, state, _ = run_filter("main_content", html, url=URL)
+    assert "p0" in ids(page) and ({"p1", "p2", "p3"} <= ids(page)) is widened
+    if widened:
+        widen = next(e for e in state.record if e["action"] == "widen")
+        assert widen["measured"]["link_density"] <= widen["threshold"]["section_link_density"]
+
+
 def test_the_climb_stops_at_a_comment_thread_beside_the_text():
     comments = "".join(f"<div class=comment id=c{i}><p>{PLAIN * 4}</p></div>" for i in range(8))
     page, state, _ = run_filter("main_content", split_page(f"<div class=comments id=thread>{comments}</div>"),

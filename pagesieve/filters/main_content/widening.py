@@ -173,9 +173,9 @@ def sections_side_by_side(c: Choice, f: Facts, ctx) -> None:
 
 def prose_around(c: Choice, f: Facts, ctx) -> None:
     """*prose around a fragment*: on any other page but a forum, one chosen block that holds less than half
-    of the prose block around it (link density at most ``section_link_density``, no clutter by name or
-    tag) gives way to that block: a long text split in sibling chunks (tables, fonts, divisions), of which
-    the best-scored chunk was chosen."""
+    of the prose block around it (link density at most ``section_link_density``, reached through parents
+    of at most twice that, no clutter by name or tag) gives way to that block: a long text split in
+    sibling chunks (tables, fonts, divisions), of which the best-scored chunk was chosen."""
     s = f.s
     parent = c.chosen[0].getparent()
     # A chosen text under article size is a short story: what lies around it is the page's furniture
@@ -184,14 +184,19 @@ def prose_around(c: Choice, f: Facts, ctx) -> None:
             and c.chars >= s.min_article_chars and all(x.getparent() is parent for x in c.chosen)):
         return
     node, kept, chars = None, set(c.chosen), c.chars  # the chosen blocks: one, or siblings side by side
+    # The way up may pass a level a little over the bound (a row whose other cell is a few links beside
+    # the text's first part) when a level above it is back within it; the block kept is always within it.
     while (parent is not None and parent is not f.body and parent.tag not in BOILERPLATE_TAGS
            and parent.tag != "article"):  # beside a story in its <article>: comments, related
         ps = f.st.get(parent)
-        if not ps or not ps.chars or ps.link / ps.chars > s.section_link_density or is_clutter(parent):
+        if not ps or not ps.chars or ps.link / ps.chars > 2 * s.section_link_density or is_clutter(parent):
             break
         if clutter_chars(parent, kept, f.st) > CLUTTER_SHARE * (ps.chars - chars):
             break  # a comment thread, a sidebar or a menu beside the text: not the text's own block
-        node, kept, chars, parent = parent, {parent}, ps.chars, parent.getparent()
+        if ps.link / ps.chars <= s.section_link_density:
+            node = parent
+        kept, chars, parent = {parent}, ps.chars, parent.getparent()
+    chars = f.st[node].chars if node is not None else c.chars
     if node is not None and chars >= 2 * c.chars:
         ns = f.st[node]
         ctx.note("widen", node, "the chosen block is less than half of the prose block around it (few links, "
