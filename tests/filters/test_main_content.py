@@ -423,6 +423,23 @@ def test_a_thin_choice_takes_a_link_dense_main_block(intro_sentences, main_share
     assert ("links" in ids(page)) is widened
 
 
+def test_a_main_block_of_linked_cards_taken_as_the_content_keeps_its_cards():
+    # no text of article size: the pass over every paragraph picks the short intro, which widens to the
+    # page's <main> of linked cards; the cards are what was chosen, not link lists inside a text (removed
+    # one by one, they took nearly all of the choice and the whole filter was undone)
+    cards = "".join(f"<a href=/r{i} class=card><div class=card__content id=c{i}><span>Slow-cooked tomato sauce "
+                    f"number {i} with garlic</span></div></a>" for i in range(8))
+    html = (f"<html><head><title>Tomato sauces</title></head><body><header id=top><a href=/>Home</a> "
+            f"<a href=/about>About</a></header><main id=main><div id=head><h1>Tomato sauces</h1><p id=intro>"
+            f"Our collection of tomato sauce recipes has something for every dish, pasta or pizza.</p></div>"
+            f"<div id=grid>{cards}</div></main>"
+            f"<footer id=foot><p>Copyright Acme, every right reserved, all of them, forever and ever.</p></footer>"
+            f"</body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert {"intro", "c0", "c7"} <= ids(page) and "foot" not in ids(page)
+    assert not any(e["action"] == "revert" for e in state.record)
+
+
 def _listing(intro_sentences: int, items: int = 12, own_names: bool = False) -> str:
     # own_names: each item carries names of its own after the kind's (a shop's post-1501, first, instock)
     grid = "".join(f"<div class='card{f' post-{1500 + i} ' + ('first', 'last')[i % 2] if own_names else ''}' id=c{i}>"

@@ -39,7 +39,10 @@ Sources (each threshold's doc names its own):
   link density is above ``clean_link_density`` (``clean_link_density_positive`` when their names say
   "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence);
   the story's pictures in such a list (not links themselves: a photo with its photographer's linked
-  credit) stay, as in a caption block.
+  credit) stay, as in a caption block. Not when the choice itself is mostly links (over
+  ``main_link_density``) and found only on the pass over every paragraph: a page of linked cards the
+  page type did not see as a listing, whose cards went one by one until the filter was undone (a
+  recipe collection's grid; wcxb-dev-more .7330 -> .7384, three listings up, no other page moved).
   Size bounds: a removal takes at most ``clean_max_share`` of the article's text, and all
   such removals at most ``clean_max_total`` (else the cleanup is skipped on that page) — except
   named or semantic boilerplate outside the *core*, the innermost scored block under the best

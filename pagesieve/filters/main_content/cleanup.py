@@ -91,8 +91,10 @@ def _core(chosen, top, top_score, scores, s: MainContentSettings) -> HtmlElement
 
 
 def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainContentSettings,
-          kind: str = "article") -> None:
-    """Remove boilerplate inside the chosen nodes (see the package docstring)."""
+          kind: str = "article", links_are_content: bool = False) -> None:
+    """Remove boilerplate inside the chosen nodes (see the package docstring). ``links_are_content``:
+    the choice is a block of links taken as the content (no text of article size on the page): its
+    link lists are what was chosen, not boilerplate inside a text."""
     if not article_chars:
         return
     core = _core(chosen, top, top_score, scores, s)
@@ -108,7 +110,7 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
             if not isinstance(el.tag, str):
                 continue
             outside_core = core is not None and el not in core_path and el not in core_tree
-            reason = boilerplate(el, st, article_chars, title_words, outside_core, s, kind)
+            reason = boilerplate(el, st, article_chars, title_words, outside_core, s, kind, links_are_content)
             if reason:
                 plan.append((el, *reason))
                 if not outside_core:
@@ -192,7 +194,7 @@ def _between_blocks(el: HtmlElement, st) -> bool:
 
 
 def boilerplate(el, st, article_chars, title_words, outside_core, s: MainContentSettings,
-                kind: str = "article") -> tuple[str, dict, dict] | None:
+                kind: str = "article", links_are_content: bool = False) -> tuple[str, dict, dict] | None:
     """Why ``el`` is boilerplate inside the article (with its measures and bounds), or None."""
     es = st.get(el)
     if es is None:
@@ -220,11 +222,11 @@ def boilerplate(el, st, article_chars, title_words, outside_core, s: MainContent
         return "customer reviews on a product page", measured, limit
     if big:
         return None
-    return _small_boilerplate(el, es, names, title_words, measured, limit, s, kind)
+    return _small_boilerplate(el, es, names, title_words, measured, limit, s, kind, links_are_content)
 
 
 def _small_boilerplate(el, es, names, title_words, measured, limit, s: MainContentSettings,
-                       kind: str) -> tuple[str, dict, dict] | None:
+                       kind: str, links_are_content: bool = False) -> tuple[str, dict, dict] | None:
     """The tests of :func:`boilerplate` for a block within ``clean_max_share``: labels, captions,
     headings that repeat the title, link lists."""
     chars = es.chars
@@ -239,7 +241,8 @@ def _small_boilerplate(el, es, names, title_words, measured, limit, s: MainConte
         if overlap >= s.title_overlap:
             return "heading repeats the page title", {**measured, "overlap": round(overlap, 3)}, {
                 "title_overlap": s.title_overlap}
-    if el.tag in CLEAN_TAGS and chars and es.commas < s.clean_max_commas and kind not in ITEMS_ARE_CONTENT:
+    if (el.tag in CLEAN_TAGS and chars and es.commas < s.clean_max_commas and kind not in ITEMS_ARE_CONTENT
+            and not links_are_content):
         ld = es.link / chars
         bound = s.clean_link_density_positive if POSITIVE_NAMES.found(names) else s.clean_link_density
         if ld > bound and not _linked_blurb(el, es):

@@ -101,7 +101,10 @@ class MainContentFilter(Filter):
         ctx.set_article(container)  # before removing: the loss guard then protects what is kept
         cleanup.prune(body, chosen, st, ctx)
         if s.clean:
-            cleanup.clean(page, chosen, top, top_score, st, scores, chars, ctx, s, kind.kind)
+            # found only on the pass over every paragraph and mostly links: a page of linked items (a
+            # listing the page type did not see), whose lists are the content the choice holds
+            links_are_content = attempt > 1 and sum(st[c].link for c in chosen) > s.main_link_density * chars
+            cleanup.clean(page, chosen, top, top_score, st, scores, chars, ctx, s, kind.kind, links_are_content)
         cleanup.reveal_tab_panels(chosen, ctx)
         cleanup.drop_copies(chosen, st, ctx)
         if headline is not None:
