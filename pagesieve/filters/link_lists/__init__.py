@@ -53,8 +53,10 @@ contents were removed as link lists) is recognised by general signals, never by 
   with the blocks between them and the grid: a reply of one line under its title, score and author
   links is link-dense on its own. A menu's nested entries are links only and never form the grid;
 * **prices** — a block of which ``PRICED_SHARE`` of the links show a price in their text is a shelf of
-  product cards that are whole links ("MacBook Air From $1099 Buy"), not a link list: a link farm's
-  links show no price;
+  product cards that are whole links ("MacBook Air From $1099 Buy"); outside page furniture, so is a
+  block whose text shows ``PRICED_SHARE`` prices or more per place its links lead to (an address
+  less its ``#`` part): a picture link, a name link and a "Learn more" to one product beside its
+  price. A link farm's links and places show no price;
 * **prose** — a block holding a paragraph (``<p>``, or a ``<div>``/``<blockquote>``/``<td>``/``<dd>``
   whose own run of text — its text, its inline children's, not nested blocks' — has them: a post
   written with ``<br>``) with ``prose_letters`` or more letters outside links, or with
