@@ -19,8 +19,11 @@ from pagesieve.core import dom
 
 #: Class/id words of page furniture: blocks so named never count as main content here ("widget" only
 #: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
-FURNITURE = re.compile(r"nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|mega|"
-                       r"recommend|popular|trending|promo|subscribe|newsletter|cookie|consent", re.I)
+#: A word followed by the name of a control (``CONTROL``) names that control, not furniture: a carousel
+#: of products styled ``dark-nav-btns`` (its arrow buttons are dark) is no navigation.
+CONTROL = r"(?![_-]*(?:btn|button|arrow|toggle|control)s?(?![a-z]))"
+FURNITURE = re.compile(r"(?:nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|"
+                       r"mega|recommend|popular|trending|promo|subscribe|newsletter|cookie|consent)" + CONTROL, re.I)
 FURNITURE_NAMES = dom.NamePattern(FURNITURE)
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 CONTENT_TAGS = frozenset({"html", "body", "main", "article"})

@@ -374,6 +374,24 @@ def test_layout_table_linearised_in_reading_order(table):
     assert by_id(page, "t").tag == "table"
 
 
+@pytest.mark.parametrize("second, line", [
+    ("<b>2005 Revision Details</b>", True),
+    ("WP: <a href=/p/305>James Shields</a> (10 - 7)<br>SV: <a href=/p/321>Fernando Rodney</a>", True),
+    ("<p>2005 Revision Details</p>", False),  # a block in a cell: the cells are blocks
+    ("2005 Revision Details " * 12, False),  # longer than a line or two: a column of its own
+])
+def test_a_layout_tables_row_of_short_cells_stays_one_line(second, line):
+    # cleaneval final-442, dragnet T51: a layout table's rows "Revision Date | 2005 Revision Details",
+    # "Tue 08/07 | WP: James Shields (10 - 7)": linearised, each cell became a block of its own and
+    # the line the row showed was cut in two. A row of short inline cells keeps its cells side by side.
+    table = (f"<table id=t><tr id=r><td id=a>Tue 08/07</td><td id=b>{second}</td></tr>"
+             f"<tr><td><p>{STORY}</p><p>{STORY}</p></td><td><ul><li>x</li></ul></td></tr></table>")
+    page, state = a11y(f"<html><body>{table}</body></html>")
+    assert page.root.find(".//td") is None and by_id(page, "r").tag == "div"
+    assert [by_id(page, c).tag for c in "ab"] == (["span", "span"] if line else ["div", "div"])
+    assert (by_id(page, "a").tail == " ") is line  # the cells touched in the markup: a space between them
+
+
 # -- moving and self-starting content ---------------------------------------------------------
 def test_autoplay_removed_and_controls_added():
     html = ("<html><body><p>t</p><video id=v src=a.mp4 autoplay muted></video><audio id=a autoplay src=b.mp3>"

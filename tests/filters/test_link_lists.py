@@ -135,23 +135,12 @@ def test_a_grid_of_items_is_not_a_link_list(price, kept):
 
 
 def test_min_items_boundary_and_grids_in_furniture_go():
-    html = f"<html><body><div id=grid>{_cards(3, True)}</div>{STORY}</body></html>"
+    html = f"<html><body><div id=grid>{_cards(3, False)}</div>{STORY}</body></html>"
     page, _, _ = run_filter("link_lists", html)  # 3 items < min_items 4: a link list again
     assert page.root.get_element_by_id("grid", None) is None
     html = f"<html><body><footer><div id=grid>{_cards(8, True)}</div></footer>{STORY}</body></html>"
-    page, _, _ = run_filter("link_lists", html)  # in the footer: furniture, never protected
-    assert page.root.get_element_by_id("grid", None) is None
-
-
-def test_semantic_main_protected_and_its_toc_kept():
-    toc = "".join(f"<li><a href='#s{i}'>Section {i}</a></li>" for i in range(6))
-    html = (f"<html><body><div id=side>{menu(6)}</div><main id=m><ul id=toc>{toc}</ul>"
-            f"<div id=w><a href=/a>A</a> <a href=/b>B</a></div>{STORY}</main></body></html>")
-    page, state, _ = run_filter("link_lists", html)
-    assert "Page 19" not in page.body.text_content()  # the side menu still goes
-    assert page.root.get_element_by_id("toc", None) is not None  # links to places on this page
-    assert page.root.get_element_by_id("w", None) is None  # a link list inside main still goes
-    assert any(e["action"] == "protect" for e in state.record)
+    page, _, _ = run_filter("link_lists", html)  # in the footer: furniture, never protected (not as a
+    assert page.root.get_element_by_id("grid", None) is None  # grid, nor as a shelf: prices beside links)
 
 
 @pytest.mark.parametrize("url, kept", [
@@ -424,6 +413,64 @@ def test_a_shelf_of_links_that_each_show_a_price_is_not_a_link_list(price, kept)
     page, state, _ = run_filter("link_lists", html)
     assert (page.root.get_element_by_id("shelf", None) is not None) is kept
     assert any(e["action"] == "keep" and e["node"] == "div#shelf" for e in state.record) is kept
+
+
+@pytest.mark.parametrize("price, wrap, kept", [
+    ("$4,499.00", "div", True),
+    ("In stock", "div", False),
+    ("$4,499.00", "aside", False),  # beside the page: furniture (as when the prices are in the links)
+])
+def test_product_cards_with_their_price_beside_their_links_are_not_a_link_list(price, wrap, kept):
+    # wcxb-dev-more 4351, 2955: a shop's carousel of three product cards, each a picture link and a name
+    # link to the product, its price outside the links and a "Learn more" link to the financing page
+    # (three links, four words outside them): the cards went as link lists, one by one and together.
+    # A price is shown for each place the links lead to; a link farm's places show none.
+    cards = "".join(f"<div class=card-{i}><a href=/p/{i}><img src=/i/{i}.jpg alt=''></a>"
+                    f"<a href=/p/{i}>Home Gym Trainer {i}</a><div class=price>{price}</div>"
+                    f"<p>Eligible <a href=/flex>Learn more</a></p></div>" for i in range(3))
+    html = f"<html><body><p>{para(1500)}</p><{wrap} id=shelf>{cards}</{wrap}></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("shelf", None) is not None) is kept
+    assert ("Home Gym Trainer 2" in page.body.text_content()) is kept
+
+
+@pytest.mark.parametrize("names, furniture", [
+    ("carousel dark-nav-btns", False), ("slider nav-arrows", False), ("menu-toggle", False),
+    ("site-nav", True), ("navbar-toggle", True), ("main-menu", True), ("nav-buttons-menu", True),
+])
+def test_a_name_of_a_furnitures_control_is_not_furniture(names, furniture):
+    # wcxb-dev-more 4351: a carousel of products styled "dark-nav-btns" (its arrow buttons are dark)
+    # was taken as navigation, so its cards were not a grid of items and went as link lists.
+    from pagesieve.analysis.furniture import FURNITURE_NAMES
+
+    assert FURNITURE_NAMES.found(names) is furniture
+
+
+@pytest.mark.parametrize("names, kept", [("carousel dark-nav-btns", True), ("carousel site-nav", False)])
+def test_a_carousel_named_for_its_arrow_buttons_is_a_grid_of_items(names, kept):
+    cards = "".join(f"<div class=item><a href=/p/{i}><img src=/i/{i}.jpg alt=''></a>"
+                    f"<a href=/p/{i}>Rowing machine {i}</a><span>Rated 4.8 by 120</span></div>" for i in range(6))
+    html = f"<html><body><p>{para(1500)}</p><div class='{names}' id=grid>{cards}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("grid", None) is not None) is kept
+
+
+@pytest.mark.parametrize("teaser, wrap, kept", [
+    ("Sync your subscribers and leads across platforms.", "div", True),
+    ("Sync your subscribers and leads across platforms", "div", False),  # a label, not a sentence
+    ("Sync your subscribers.", "div", False),  # too short to be a teaser
+    ("Early entries to our street signs contest!", "div", False),  # a headline, not a teaser
+    ("Sync your subscribers and leads across platforms.", "nav", False),  # a menu's descriptions
+])
+def test_cards_that_are_whole_links_around_a_teaser_sentence_are_not_a_link_list(teaser, wrap, kept):
+    # wcxb-dev-more 0694, wcxb-dev 2831, 2903: a grid of integration or feature cards, each one <a>
+    # around a heading and a teaser of one sentence (under card_prose_letters): every letter was link
+    # text, so the grid went as a link list. A menu's entries, even with short descriptions, still go.
+    cards = "".join(f"<li><a href=/i/{i}><h3>Integration {i}</h3><p>{teaser}</p></a></li>" for i in range(3))
+    html = (f"<html><body><p>{para(1500)}</p><{wrap} id=cards><h2>Integrations</h2><ul>{cards}</ul></{wrap}>"
+            f"</body></html>")
+    page, state, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("cards", None) is not None) is kept
 
 
 def test_the_core_of_a_grid_item_is_not_removed_but_a_small_link_list_inside_it_is():

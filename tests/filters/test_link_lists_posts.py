@@ -92,26 +92,46 @@ def test_headline_cards_in_a_river_of_longer_posts_stay():
     assert "n" not in left
 
 
+def post(i: int, body: str, tag: str = "article") -> str:
+    """A forum thread's post: an author card (name, title, join date links), a body and a foot of
+    reaction and reply links."""
+    return (f"<{tag} class=message id=m{i}><div class=user><a href=/u/{i}>Member {i}</a>"
+            f" <span>Well-known member</span> <a href=/u/{i}/about>Joined Mar 2, 2019</a>"
+            f" <a href=/u/{i}/posts>Messages 4,321</a></div><div class=cell id=cell{i}>"
+            f"<div class=attribution><a href=/p/{i}>Jan 15, 2024</a> <a href=/p/{i}#share>Share</a></div>"
+            f"<div class=bbWrapper id=body{i}>{body}</div>"
+            f"<div class=foot id=foot{i}><a href=/r/{i}>Like</a> <a href=/q/{i}>Quote</a>"
+            f" <a href=/reply/{i}>Reply</a> <a href=/report/{i}>Report</a></div></div></{tag}>")
+
+
+SHORT_POST = "Rolex Daytona and AP Royal Oak. Come on, do you really have to ask?"
+
+
 def test_the_body_of_a_short_forum_post_stays_its_reaction_links_go():
     # wcxb-dev-more 0529, 0519: a forum thread's posts, each an author card (name, title, join date
     # links), a body and a foot of reaction and reply links. A post of one line: its message block
     # (date link, body, reactions) was link-dense and went. The block around the post's longest text
     # without links stays; the foot's links are still a link list.
-    def post(i: int, body: str) -> str:
-        return (f"<article class=message id=m{i}><div class=user><a href=/u/{i}>Member {i}</a>"
-                f" <span>Well-known member</span> <a href=/u/{i}/about>Joined Mar 2, 2019</a>"
-                f" <a href=/u/{i}/posts>Messages 4,321</a></div><div class=cell id=cell{i}>"
-                f"<div class=attribution><a href=/p/{i}>Jan 15, 2024</a> <a href=/p/{i}#share>Share</a></div>"
-                f"<div class=bbWrapper id=body{i}>{body}</div>"
-                f"<div class=foot id=foot{i}><a href=/r/{i}>Like</a> <a href=/q/{i}>Quote</a>"
-                f" <a href=/reply/{i}>Reply</a> <a href=/report/{i}>Report</a></div></div></article>")
-    posts = "".join(post(i, "Rolex Daytona and AP Royal Oak. Come on, do you really have to ask?" if i == 3
-                         else para(250)) for i in range(6))
+    posts = "".join(post(i, SHORT_POST if i == 3 else para(250)) for i in range(6))
     html = f"<html><body><nav id=n>{menu(6)}</nav><div id=thread>{posts}</div></body></html>"
     page, state, _ = run_filter("link_lists", html)
     left = {el.get("id") for el in page.root.iter() if el.get("id")}
     assert "body3" in left, sorted(left)
     assert "foot3" not in left and "n" not in left
+
+
+@pytest.mark.parametrize("tag, kept", [("article", True), ("div", False)])
+def test_a_short_post_beside_a_long_one_in_a_thread_of_articles_stays(tag, kept):
+    # wcxb-dev-more 0529: the thread's posts are <article>s and one is long (more than item_max_share
+    # of the thread's letters): items of unlike size outside a main block were taken for the page's
+    # layout columns, none protected, and the short posts' message blocks went as link lists. A list
+    # of <article>s is a list of compositions, whatever their sizes; <div>s of unlike size stay layout.
+    posts = "".join(post(i, SHORT_POST if i == 3 else para(2500 if i == 1 else 250), tag) for i in range(6))
+    html = f"<html><body><nav id=n>{menu(6)}</nav><div id=thread>{posts}</div></body></html>"
+    page, state, _ = run_filter("link_lists", html)
+    left = {el.get("id") for el in page.root.iter() if el.get("id")}
+    assert ("body3" in left) is kept, sorted(left)
+    assert "n" not in left
 
 
 @pytest.mark.parametrize("blurb, kept", [

@@ -35,7 +35,9 @@ Each part is a setting; in the order they run:
   exposed, they would be links without a name (axe ``link-name``).
 * ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.core.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
-  ``<div>`` blocks in reading order (row by row), its content untouched. Its colours stay: a
+  ``<div>`` blocks in reading order (row by row), its content untouched; a row of short cells
+  (``tables.ROW_LINE_CHARS`` together, nothing that makes a block: "Revision Date | 2005 Revision
+  Details") stays one line, its cells inline side by side. Its colours stay: a
   ``bgcolor``/``background`` becomes the same inline style (WCAG 1.4.3, axe ``color-contrast``: text
   coloured for that background would otherwise be left on white).
 * ``table_headers`` — WCAG 1.3.1 (axe ``th-has-data-cells``, ``scope-attr-valid``): in data

@@ -46,15 +46,19 @@ contents were removed as link lists) is recognised by general signals, never by 
   the blocks around its longest text without links (a short post's body among its author's card and
   reaction links; a card's teaser or price), around ``ITEM_CORE_SHARE`` of its letters outside links,
   and around its first heading (a post's head: title, score and author links) are not removed whole
-  either. In a grid of items of unlike size (a river of quick posts of several paragraphs beside
-  headline cards) the items with text of their own are protected so;
+  either. In a grid of items of unlike size inside the main block (a river of quick posts of several
+  paragraphs beside headline cards), or of ``<article>`` items (a thread's posts, one long among short
+  ones), the items with text of their own are protected so; outside the main block, ``<div>`` items
+  of unlike size are the page's layout columns;
 * **threads** — in a grid of items with text of their own, the items nested in its items that are of
   their kind (``li.comment > ul > li.comment``: a thread's replies) are protected as its items are,
   with the blocks between them and the grid: a reply of one line under its title, score and author
   links is link-dense on its own. A menu's nested entries are links only and never form the grid;
 * **prices** — a block of which ``PRICED_SHARE`` of the links show a price in their text is a shelf of
-  product cards that are whole links ("MacBook Air From $1099 Buy"), not a link list: a link farm's
-  links show no price;
+  product cards that are whole links ("MacBook Air From $1099 Buy"); outside page furniture, so is a
+  block whose text shows ``PRICED_SHARE`` prices or more per place its links lead to (an address
+  less its ``#`` part): a picture link, a name link and a "Learn more" to one product beside its
+  price. A link farm's links and places show no price;
 * **prose** — a block holding a paragraph (``<p>``, or a ``<div>``/``<blockquote>``/``<td>``/``<dd>``
   whose own run of text — its text, its inline children's, not nested blocks' — has them: a post
   written with ``<br>``) with ``prose_letters`` or more letters outside links, or with
@@ -65,7 +69,9 @@ contents were removed as link lists) is recognised by general signals, never by 
 * **cards** — a paragraph (``<p>``) of ``card_prose_letters`` or more letters inside a link, or made
   of one such link (a story card's teaser linked to the story, ``<p><a>Apple has released ...</a></p>``),
   is read as text, not as the link's label: a row of service cards, each one ``<a>`` around a heading
-  and a teaser, is not a link list (a menu's short descriptions still are link labels);
+  and a teaser, is not a link list (a menu's short descriptions still are link labels). Outside page
+  furniture so is a shorter paragraph in a link that is one statement (``CARD_SENTENCE_LETTERS``,
+  ending in "."): a feature card's "Run and debug your code without leaving your editor.";
 * **headline** — a block holding the page's headline (a heading ``<h1>``–``<h6>`` that says what the
   page's schema.org headline, ``og:title`` or ``<title>`` says) is not removed whole: a short post
   under its heading, among its edit, tag and share links, is the page's content; and a short block

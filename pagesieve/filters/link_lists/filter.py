@@ -125,16 +125,18 @@ class LinkListFilter(Filter):
         item above item_max_share of them), link-dense as a whole or not: none of its items is
         removed whole (a product card: its name and image links, a price), nor a block that
         wraps all of one; the blocks inside an item are tested as usual (a post's reply links). In
-        the main block, of a grid of items of unlike size, the items with text of their own; and of
-        a thread, the replies nested in its items (:func:`items.replies`)."""
+        the main block, or of a grid of ``<article>`` items, of a grid of items of unlike size, the
+        items with text of their own; and of a thread, the replies nested in its items
+        (:func:`items.replies`)."""
         s, stats = self.settings, p.stats
         if not (stats[grid][2] >= s.grid_share * p.page_letters or grid in p.in_article):
             return
         if items.even(grid, stats, s):
             p.holds_grid.update(items.item_cores(grid, stats, s))
-        elif grid in p.in_article:  # items of unlike size in the main block (quick posts beside headline
-            # cards): those with text of their own, not a menu among them; outside it a grid of unlike
-            # items is the page's layout (its banner, columns and footer)
+        elif grid in p.in_article or items.articles(grid, s):  # items of unlike size in the main block
+            # (quick posts beside headline cards), or <article>s (a thread's posts, long and short): those
+            # with text of their own, not a menu among them; outside it a grid of unlike <div>s is the
+            # page's layout (its banner, columns and footer)
             p.holds_grid.update(el for el in items.item_cores_of(grid, stats, s) if el not in p.furniture)
         p.holds_grid.update(el for el in items.replies(grid, stats, s) if el not in p.furniture)
 
@@ -148,7 +150,7 @@ class LinkListFilter(Filter):
         ratio = links / words if words else math.inf
         if ratio <= s.ratio or other >= s.keep_text:
             return None
-        if s.card_prose_letters and (carded := items.prose_in_links(node, s)):
+        if s.card_prose_letters and (carded := items.prose_in_links(node, s, node not in p.furniture)):
             # cards that are whole links (a heading and a teaser paragraph inside one <a>): their
             # paragraphs are read as text, not as link labels
             other += carded
@@ -211,8 +213,9 @@ class LinkListFilter(Filter):
                      measured={"links": links})
             p.settled.update(node.iterdescendants())
             return True
-        if items.priced_links(node, links):
-            ctx.note("keep", node, "links that each show a price: a shelf of products, not a link list",
+        if items.priced_links(node, links, beside=node not in p.furniture):
+            ctx.note("keep", node, "links that show a price, or a price beside each place they lead to: a shelf "
+                                   "of products, not a link list",
                      measured={"links": links}, threshold={"priced_share": items.PRICED_SHARE})
             p.settled.update(node.iterdescendants())
             return True

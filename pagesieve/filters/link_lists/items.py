@@ -26,7 +26,15 @@ PROSE_SENTENCES = 2
 #: A sentence's end: a letter or digit, then ".", "!" or "?" (a closing quote or bracket may follow), then a
 #: space or the end of the text.
 SENTENCE_END = re.compile(r"\w[.!?][\"')\u201d\u2019]?(?:\s|$)")
-#: Share of a block's links that show a price for the block to be a shelf of products (priced_links).
+#: A paragraph that ends a statement: it ends in a letter or digit, then "." (a closing quote or bracket
+#: may follow). A headline may end in "!" or "?" ("Early entries to our street signs contest!"), a
+#: teaser rarely does.
+WHOLE_SENTENCE = re.compile(r"\w\.[\"')\u201d\u2019]?\s*$")
+#: A paragraph inside a link this long (letters), a whole sentence, is a card's teaser (prose_in_links).
+CARD_SENTENCE_LETTERS = 30
+#: Share of a block's links that show a price, or prices its text shows per place its links lead to
+#: (a product card's picture, name and "Learn more" links lead to one), for the block to be a shelf of
+#: products (priced_links).
 PRICED_SHARE = 0.5
 #: ... of at most this many links: a header or footer of hundreds of links is not a shelf, and is not read.
 PRICED_MAX_LINKS = 48
@@ -62,6 +70,12 @@ def grids(body: HtmlElement, stats: dict, furniture: set, tags: frozenset[str],
         if total >= s.card_letters * len(items) and total >= s.grid_share * page_letters:
             out[node] = len(items)  # cards: whole items are links, but long ones, and they are the page
     return out
+
+
+def articles(grid: HtmlElement, s: LinkListSettings) -> bool:
+    """Whether ``grid``'s items are ``min_items`` or more ``<article>`` elements: compositions of their
+    own (a thread's posts, a blog's entries), whatever their sizes, not the columns of a layout."""
+    return sum(1 for c in grid if c.tag == "article") >= s.min_items
 
 
 def kind(el: HtmlElement) -> tuple:
@@ -185,38 +199,57 @@ def item_cores(grid: HtmlElement, stats: dict, s: LinkListSettings) -> list[Html
     return out
 
 
-def priced_links(node: HtmlElement, links: int) -> bool:
-    """At least PRICED_SHARE of the block's links (PRICED_MAX_LINKS at most) show a price in their
-    text: product cards that are whole links (a shop's shelf: "MacBook Air From $999"), which a link
-    farm's links never do. Tested last, on a block about to go (it costs a read of its text)."""
-    if links > PRICED_MAX_LINKS or not PRICE.search(etree.tostring(node, method="text", encoding=str,
-                                                                      with_tail=False)):
+def priced_links(node: HtmlElement, links: int, beside: bool = False) -> bool:
+    """Product cards (PRICED_MAX_LINKS links at most): PRICED_SHARE of the block's links show a price
+    in their text (a shop's shelf of cards that are whole links: "MacBook Air From $999"); or, with
+    ``beside`` (a block outside page furniture), its text shows PRICED_SHARE prices or more per place
+    its links lead to (an address less its ``#`` part): a picture link, a name link and a "Learn
+    more" to one product beside its price. A link farm's links and places show no price. Tested
+    last, on a block about to go (it costs a read of its text)."""
+    if links > PRICED_MAX_LINKS:
+        return False  # a header or footer of hundreds of links is not a shelf, and is not read
+    prices = len(PRICE.findall(etree.tostring(node, method="text", encoding=str, with_tail=False)))
+    if not prices:
         return False  # one search of the block's text (serialised in C) spares one per link
     priced = 0
+    places = set()
     for a in node.iter("a"):
-        if a.get("href") is not None and PRICE.search(dom.text_of(a)):
+        href = a.get("href")
+        if href is None:
+            continue
+        if PRICE.search(dom.text_of(a)):
             priced += 1
             if priced >= PRICED_SHARE * links:
                 return True
-    return False
+        if place := href.strip().partition("#")[0]:
+            places.add(place)
+    return beside and prices >= PRICED_SHARE * len(places)
 
 
-def prose_in_links(node: HtmlElement, s: LinkListSettings) -> int:
+def prose_in_links(node: HtmlElement, s: LinkListSettings, sentences: bool = False) -> int:
     """Letters of the paragraphs (``<p>`` of ``card_prose_letters`` or more letters) inside links
     under ``node``, or made of one link (a story's teaser linked to the story, ``<p><a>Apple has
-    released ...</a></p>``: a menu's entries are not paragraphs)."""
+    released ...</a></p>``: a menu's entries are not paragraphs). With ``sentences`` (a block outside
+    page furniture) also a shorter paragraph inside a link that is a whole sentence of
+    ``CARD_SENTENCE_LETTERS`` or more: a card's one-line teaser ("Sync your subscribers and leads
+    across platforms."), which a menu entry's label never ends like."""
     need = s.card_prose_letters
+
+    def prose(p: HtmlElement) -> int:
+        n = letters(p.text_content())
+        if n >= need or (sentences and n >= CARD_SENTENCE_LETTERS
+                         and WHOLE_SENTENCE.search(p.text_content()) is not None):
+            return n
+        return 0
+
     total = 0
     for a in node.iter("a"):
         for p in a.iter("p"):
-            n = letters(p.text_content())
-            if n >= need:
-                total += n
+            total += prose(p)
     for p in node.iter("p"):
         if len(p) == 1 and p[0].tag == "a" and not letters(p.text) and not letters(p[0].tail):
-            n = letters(p[0].text_content())
-            if n >= need and next(p[0].iter("p"), None) is None:
-                total += n
+            if next(p[0].iter("p"), None) is None:
+                total += prose(p[0])
     return total
 
 
