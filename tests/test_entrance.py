@@ -56,5 +56,14 @@ def test_the_change_is_explained():
     assert note["measured"]["removed"]["transparent first frame (shown)"] == 1
 
 
+@pytest.mark.parametrize("attrs, left", [
+    ('data-aos="fade-up" data-aos-duration="600"', None),  # the library's style sheet no longer matches it
+    ('data-aos="fade-up" aria-hidden="true"', "fade-up"),
+])
+def test_an_element_marked_for_the_animation_library_loses_the_mark(attrs, left):
+    out, _, _ = run_filter("ignore", page(attrs, tag="div"))
+    assert out.root.get_element_by_id("s").get("data-aos") == left
+
+
 def test_declarations_split_outside_brackets_and_quotes():
     assert declarations("a:1; b:url('x;y'); c:url(data:a;b) ;") == ["a:1", "b:url('x;y')", "c:url(data:a;b)"]

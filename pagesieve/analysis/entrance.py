@@ -13,6 +13,12 @@ entrance offset beside it) and leaves the rest of the style as written. It leave
 page means to keep hidden whatever the script: a style that also says ``display:none`` or
 ``visibility:hidden``, an element hidden from assistive technology (``aria-hidden="true"``) and a
 dialog over the page (``<dialog>``, a dialog role, ``aria-modal``), which its script opens on demand.
+The same holds for the first frame a library's style sheet gives by an attribute: the "animate on
+scroll" library hides every ``[data-aos]`` element (``[data-aos^=fade]{opacity:0}``, often inlined in
+the page while the rule that shows them, ``.aos-animate``, waits in a style sheet of its own) until its
+script adds that class. The ``data-aos`` attribute only speaks to that script: :func:`reveal` takes it
+off, so no rule of the library's matches the element any more, whatever style sheets arrive.
+
 Changes go through the filter's context (``ctx.set_attr``): explained and undoable.
 """
 
@@ -25,6 +31,8 @@ from lxml.html import HtmlElement
 
 #: Elements whose style attribute sets an opacity of 0 (selected in C; :func:`_first_frame` decides).
 TRANSPARENT = etree.XPath("//*[contains(translate(@style, 'OPACITY', 'opacity'), 'opacity')]")
+#: Elements the "animate on scroll" library fades in (its style sheet's selectors all start with the attribute).
+ANIMATED_ON_SCROLL = etree.XPath("//*[@data-aos]")
 _OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*important)?$", re.I)
 _OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
 _STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
@@ -59,11 +67,16 @@ def _first_frame(el: HtmlElement) -> list[str] | None:
     parts = declarations(style)
     if not any(_OPACITY_0.match(d) for d in parts) or _STAYS_HIDDEN.search(style):
         return None
-    if (el.tag == "dialog" or (el.get("aria-hidden") or "").strip().lower() == "true"
-            or (el.get("role") or "").strip().lower() in _DIALOG_ROLES
-            or (el.get("aria-modal") or "").strip().lower() == "true"):
+    if _hidden_on_purpose(el):
         return None
     return [d for d in parts if not _OPACITY_0.match(d) and not _OFFSET.match(d)]
+
+
+def _hidden_on_purpose(el: HtmlElement) -> bool:
+    """Hidden from assistive technology too, or a dialog its script opens on demand."""
+    return (el.tag == "dialog" or (el.get("aria-hidden") or "").strip().lower() == "true"
+            or (el.get("role") or "").strip().lower() in _DIALOG_ROLES
+            or (el.get("aria-modal") or "").strip().lower() == "true")
 
 
 def reveal(root: HtmlElement, ctx) -> int:
@@ -77,4 +90,8 @@ def reveal(root: HtmlElement, ctx) -> int:
             continue
         ctx.set_attr(el, "style", "; ".join(left) or None)
         shown += 1
+    for el in ANIMATED_ON_SCROLL(root):
+        if not _hidden_on_purpose(el):
+            ctx.set_attr(el, "data-aos", None)
+            shown += 1
     return shown

@@ -138,8 +138,9 @@ class IgnoreSettings:
                                           "its scripts would have put in place (else such a page stays blank).",
                                     group="ignore", scope="user")
     reveal_animated: bool = setting(True, "When scripts are removed, show elements that the page leaves transparent "
-                                          "(an opacity of 0 in their style attribute) for its scripts to fade in as "
-                                          "they scroll into view (else they stay invisible).",
+                                          "(an opacity of 0 in their style attribute, or marked data-aos for an "
+                                          "animation library) for its scripts to fade in as they scroll into view "
+                                          "(else they stay invisible).",
                                     group="ignore", scope="user")
     lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
                                       "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
