@@ -598,7 +598,8 @@ def test_each_setting_off_leaves_its_repair_undone(name):
 def test_every_setting_is_in_the_table():
     flags = {f for f, v in FILTERS["accessibility"].Settings().__dict__.items() if isinstance(v, bool)}
     assert flags - set(REPAIRS) == {"detect_lang", "title_heading", "skip_link_on_focus", "removed_links_nav",
-                                    "reader_colors", "headline_in_main", "layout_story_first"}  # tested apart
+                                    "reader_colors", "headline_in_main", "layout_story_first",
+                                    "layout_short_rows"}  # tested apart
 
 
 LAYOUT = ("<html><body><table><tr><td colspan=3 id=banner>Daily News</td></tr>"
@@ -646,6 +647,55 @@ def test_a_drop_down_of_many_options_beside_the_story_is_not_its_prose():
     page, _ = with_article(html)
     order = [el.get("id") for el in page.root.iter() if el.get("id") in ("art", "side")]
     assert order == ["art", "side"]
+
+
+MENU_BAR = "".join(f"<td><div class=tab><a href=/{i}>Section {i}</a></div></td>" for i in range(8))
+HEADER = ("<tr id=head><td><img src=/logo.gif width=200 height=60 alt=Logo></td><td><b>Counseling FAQ</b><br>"
+          "Sensitive and confidential counseling</td><td><form><input name=q> <input type=submit value=Go></form></td></tr>")
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_row_of_short_cells_keeps_them_side_by_side(on):
+    # Stacked as blocks, a menu bar of eight links (each in a block of its own: no one line of text) became
+    # a column of eight lines and a header of logo, title and search box three blocks: the story started
+    # hundreds of pixels lower.
+    html = (f"<html><body><table id=t><tr id=menu>{MENU_BAR}</tr>{HEADER}"
+            f"<tr id=body><td id=nav><a href=/a>Home</a> <a href=/b>World</a></td><td id=art><p>{STORY}</p></td></tr>"
+            "<tr id=one><td>Copyright</td></tr></table></body></html>")
+    page, state = with_article(html, layout_short_rows=on)
+    assert page.root.find(".//table") is None
+    rows = {i: (by_id(page, i).get("style") or "") for i in ("menu", "head", "body", "one")}
+    assert rows["menu"].startswith("display:flex;flex-wrap:wrap") is on
+    assert rows["head"].startswith("display:flex;flex-wrap:wrap") is on
+    assert "flex" not in rows["body"] and "flex" not in rows["one"]  # the story's row and a lone cell: blocks
+    assert [e["measured"]["rows_side_by_side"] for e in actions(state, "linearise")] == [2 if on else 0]
+
+
+def test_cells_the_page_put_in_no_row_are_one_row():
+    # <table><td>..</td><td>..</td></table>: a browser puts the cells in one row; the story's cell still
+    # comes first in it, and a bar of short cells stays side by side.
+    html = (f"<html><body><table id=bar>{MENU_BAR}</table><table id=t><td id=nav><a href=/a>Home</a> "
+            f"<a href=/b>World</a> <a href=/c>Sport</a></td><td id=art><p>{STORY}</p><p>{STORY}</p></td>"
+            "<td id=side>Stories in this section</td></table></body></html>")
+    page, _ = with_article(html)
+    assert [el.get("id") for el in page.root.iter() if el.get("id") in ("nav", "art", "side")] == ["art", "nav", "side"]
+    assert by_id(page, "bar").get("style").startswith("display:flex;flex-wrap:wrap")
+    assert "flex" not in (by_id(page, "t").get("style") or "")
+
+
+@pytest.mark.parametrize("attrs, floats", [
+    ("align=left width=141", True),     # a box beside the story
+    ("align=left width=100%", False),   # as wide as the line: beside nothing
+    ("align=left width=730 id=holds", False),  # the page's layout, holding the story
+])
+def test_only_a_box_beside_the_story_keeps_floating(attrs, floats):
+    box = "<tr><td><a href=/x>Offer</a> of the day</td></tr>"
+    inner = f"<tr><td><p>{STORY}</p><p>{STORY}</p></td></tr>"
+    html = (f"<html><body><div><table id=t {attrs}>{inner if 'holds' in attrs else box}</table>"
+            f"{'' if 'holds' in attrs else f'<p>{STORY}</p><p>{STORY}</p>'}</div></body></html>")
+    page, _ = with_article(html)
+    t = by_id(page, "t")
+    assert t.tag == "div" and ("float:left" in (t.get("style") or "")) is floats
 
 
 def test_a_floated_layout_table_keeps_floating_as_a_block():

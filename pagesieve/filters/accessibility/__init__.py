@@ -39,7 +39,11 @@ Each part is a setting; in the order they run:
   (``tables.ROW_LINE_CHARS`` together, nothing that makes a block: "Revision Date | 2005 Revision
   Details") stays one line, its cells inline side by side. Its colours stay: a
   ``bgcolor``/``background`` becomes the same inline style (WCAG 1.4.3, axe ``color-contrast``: text
-  coloured for that background would otherwise be left on white).
+  coloured for that background would otherwise be left on white). A row whose cells all hold little
+  prose (a menu bar, a header of logo and search box) keeps them side by side, wrapping on a narrow
+  screen (``layout_short_rows``); the story's cell comes first in its row (``layout_story_first``;
+  cells the page put in no ``<tr>`` are one row, as a browser shows them); a table aligned left or
+  right floats beside the story unless it is as wide as the line or holds the story.
 * ``table_headers`` — WCAG 1.3.1 (axe ``th-has-data-cells``, ``scope-attr-valid``): in data
   tables ``<th>`` without ``scope`` gets ``scope="col"`` (a row of header cells, or in
   ``<thead>``) or ``scope="row"`` (the first cell of a row of data cells).
@@ -362,6 +366,12 @@ class AccessibilitySettings:
     layout_story_first: bool = setting(
         True, "When a layout table becomes blocks, the cell holding the story (the most text outside links) "
               "comes first in its row (the menus and boxes beside it follow).", group="advanced", scope="user")
+    # Sources: the story's start on screen: as blocks, a layout table's rows of short cells (menu bars of ten
+    # links, a header of logo, title and search box) became columns of lines above the story (on cleaneval
+    # and l3s-gn1 pages, 100 to 450 px lower; benchmarks/see.py).
+    layout_short_rows: bool = setting(
+        True, "When a layout table becomes blocks, a row whose cells all hold little text (a menu bar, a header) "
+              "keeps them side by side, wrapping on narrow screens.", group="advanced", scope="user")
     content_first: bool = setting(True, "Screen readers read the main part first, the site's header and menus after "
                                         "it; the look and the tab order stay.", group="accessibility", scope="user")
     # Sources: Put a "Skip to main content" link first in the body and reset positive tabindex values (WCAG 2.4.1,

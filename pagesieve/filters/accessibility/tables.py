@@ -55,6 +55,7 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
                     spacers += 1
             moved = _story_cell_first(table, ctx.article) if s.layout_story_first else False
             lines = {c for p in parts[table] if p.tag == "tr" and ctx.in_document(p) for c in _line_cells(p)}
+            rows_kept = _short_rows_side_by_side(parts[table], lines) if s.layout_short_rows else 0
             for p in parts[table]:
                 if not ctx.in_document(p):
                     continue
@@ -68,14 +69,15 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
                 _drop_attrs(p, TABLE_ATTRS)
             for p in [c for c in table if isinstance(c.tag, str) and c.tag in ("colgroup", "col")]:
                 table.remove(p)
-            _keep_float(table)
+            _keep_float(table, ctx.article)
             table.tag = "div"
             _keep_colours(table)
             _drop_attrs(table, TABLE_ATTRS)
             if (table.get("role") or "").strip().lower() in ("presentation", "none"):
                 del table.attrib["role"]
             ctx.note("linearise", table, "layout table turned into blocks in reading order (WCAG 1.3.2)",
-                     measured={"rows": rows, "spacers_dropped": spacers, "story_cell_first": moved})
+                     measured={"rows": rows, "spacers_dropped": spacers, "story_cell_first": moved,
+                               "rows_side_by_side": rows_kept})
 
 
 #: A row of a layout table whose cells hold this many characters or fewer together, and nothing that
@@ -141,14 +143,52 @@ def _story_cell_first(table: HtmlElement, article: HtmlElement | None) -> bool:
     if cell is None:
         return False
     row = cell.getparent()
-    if row is None or row.tag != "tr":
+    if row is None or row.tag not in ROW_HOLDERS:
         return False
     moved = _spanning_columns_after(table, row, cell)
-    cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
+    cells = _cells(row)
     if not cells or cells[0] is cell:
         return moved
     cells[0].addprevious(dom.lift(cell))  # the text after the cell stays where it was
     return True
+
+
+#: How a row of short cells lays them out once it is a block: side by side, each as wide as what it
+#: holds, wrapping to the next line where the window is too narrow (so it still reflows, WCAG 1.4.10),
+#: vertically centred as a table's cells are, a little apart.
+ROW_STYLE = "display:flex;flex-wrap:wrap;align-items:center;column-gap:0.5em"
+
+
+#: What holds a row's cells: a ``<tr>``, or where the page left the ``<tr>`` out, the table or its
+#: section itself (a browser puts such cells in one row, the page's parser does not).
+ROW_HOLDERS = frozenset({"tr", "table", "tbody", "thead", "tfoot"})
+
+
+def _cells(row: HtmlElement) -> list[HtmlElement]:
+    return [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
+
+
+def _short_rows_side_by_side(parts: list[HtmlElement], lines: set[HtmlElement]) -> int:
+    """Rows of a layout table whose cells all hold little prose (each under ``STORY_CELL_CHARS``
+    characters outside links and form controls: a menu bar, a header of logo, title and search box, a
+    picture beside a line of text) keep their cells side by side (``ROW_STYLE``): stacked as blocks, a
+    row of ten menu links becomes a column of ten lines and pushes the story down the screen. A row
+    with a cell of the story's size is read as blocks (:func:`_story_cell_first` puts the story
+    first), and so is a row of one cell; a row that is one line of text (``lines``, its cells made
+    inline) needs no more. Run before the parts become ``<div>``s; the number of rows kept side by side."""
+    kept = 0
+    holders = {id(r): r for c in parts if c.tag in ("td", "th") and (r := c.getparent()) is not None
+               and r.tag in ROW_HOLDERS}
+    for row in holders.values():
+        cells = _cells(row)
+        if row.tag != "tr" and any(isinstance(c.tag, str) and c.tag == "tr" for c in row):
+            continue  # cells beside rows: no one row to lay out
+        if len(cells) < 2 or any(c in lines for c in cells) or any(_prose(c) >= STORY_CELL_CHARS for c in cells):
+            continue
+        style = (row.get("style") or "").strip().rstrip(";")
+        row.set("style", ROW_STYLE + (";" + style if style else ""))
+        kept += 1
+    return kept
 
 
 def _spanning_columns_after(table: HtmlElement, row: HtmlElement, cell: HtmlElement) -> bool:
@@ -207,12 +247,17 @@ def _keep_colours(el: HtmlElement) -> None:
         el.set("style", ";".join(decls) + (";" + style if style else ""))  # the element's own style wins
 
 
-def _keep_float(table: HtmlElement) -> None:
+def _keep_float(table: HtmlElement, article: HtmlElement | None) -> None:
     """A layout table set beside the text (``align=left|right``: a box floated at the story's side)
     keeps floating as a block, at its declared width in pixels (at most half the line): as a plain
-    block it would stand above the story and push it down."""
+    block it would stand above the story and push it down. Not a table as wide as the line
+    (``width=100%``) nor one holding the story: old pages align their whole layout left, and floated
+    at half the line, such a table would squeeze the story into a narrow column (the page's own
+    layout showed it 560 px wide, a float nested in floats 160 px)."""
     side = (table.get("align") or "").strip().lower()
-    if side not in ("left", "right"):
+    if side not in ("left", "right") or (table.get("width") or "").strip() == "100%":
+        return
+    if article is not None and (article is table or any(a is table for a in article.iterancestors())):
         return
     decls = [f"float:{side}", "max-width:50%"]
     width = dom.px(table.get("width"))
