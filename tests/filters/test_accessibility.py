@@ -268,6 +268,20 @@ def test_a_headline_set_as_bold_text_becomes_the_heading_without_a_second_title(
     assert (page.root.find(".//h1") is None) is marked
 
 
+@pytest.mark.parametrize("line, marked", [
+    ("<b id=said>Remembering Dusty Cohl</b>", True),  # the part of the title after the site's and section's names
+    ("<b id=said>Dusty Cohl Artists</b>", False),     # title words, but neither half of them nor one part
+    ("<b id=said>Movies Artists Cohl</b>", False),
+])
+def test_a_headline_that_is_one_part_of_a_long_title_becomes_the_heading(line, marked):
+    html = ("<html><head><title>CANOE -- JAM! Movies - Artists -  Cohl, Dusty: Remembering Dusty Cohl</title></head>"
+            f"<body><div id=art>{line}<br>By Bruce Kirkland<p>{STORY}</p><p>{STORY}</p></div></body></html>")
+    page, _ = with_article(html)
+    said = by_id(page, "said")
+    assert (said.get("role"), said.get("aria-level")) == (("heading", "1") if marked else (None, None))
+    assert (page.root.find(".//h1") is None) is marked
+
+
 @pytest.mark.parametrize("url", [URL, None])
 def test_a_title_made_up_here_is_not_shown_as_the_pages_heading(url):
     # no <title> and no heading: the title is made from the address (or "Untitled page") for the tab and

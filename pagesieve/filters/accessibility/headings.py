@@ -3,6 +3,7 @@ skipped levels inside ``<main>``."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from lxml.html import HtmlElement
@@ -93,14 +94,19 @@ def _renumber(scope: HtmlElement, chosen: HtmlElement | None, ctx) -> None:
 _HEADLINE_TEXT_TAGS = frozenset({"b", "strong", "font", "big", "span", "div", "p", "em", "center"})
 #: The story has started at a block of this many characters inside the main content.
 _STORY_START_CHARS = 80
+#: Where a title joins the site's and section's names to the headline ("CANOE -- JAM! Movies - Artists -
+#: Cohl, Dusty: Remembering Dusty Cohl", "News | Floods rise"): a dash, bar or colon with space after it.
+_TITLE_SEPARATOR = re.compile(r"\s*(?:\s[-–—|]+|:)\s+")
 
 
 def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElement | None:
     """The last element before the story starts (the first block inside ``scope`` with
     ``_STORY_START_CHARS`` of text of its own) whose whole text is three or more of the title's words,
-    half of them or more, outside links and landmarks: the page's headline set as bold text ("More Britons in blood scandal" under
+    half of them or more or all of one part of it (the title cut at ``_TITLE_SEPARATOR``: the headline
+    after the site's and section's names), outside links and landmarks: the page's headline set as bold text ("More Britons in blood scandal" under
     the title "icStaines - More Britons in blood scandal"). None when no such line comes first."""
     words = set(dom.WORD.findall(title.lower()))
+    parts = [part for p in _TITLE_SEPARATOR.split(title) if len(part := set(dom.WORD.findall(p.lower()))) >= 3]
     found = None
     for el, in_scope in in_document_order(body, scope):
         if not isinstance(el.tag, str):
@@ -112,7 +118,7 @@ def _said_in_text(body: HtmlElement, scope: HtmlElement, title: str) -> HtmlElem
         if not set(dom.WORD.findall(el.text.lower())) <= words:
             continue  # its own first words are not the title's: no need to read the text under it
         own = dom.WORD.findall(dom.text_of(el).lower())
-        if (len(own) >= 3 and set(own) <= words and len(set(own)) >= 0.5 * len(words)
+        if (len(own) >= 3 and set(own) <= words and (len(set(own)) >= 0.5 * len(words) or set(own) in parts)
                 and next(el.iterancestors("a"), None) is None and not dom.furniture_between(el)):
             found = el
     return found
