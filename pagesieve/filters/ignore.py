@@ -19,6 +19,7 @@ or by a failure of the rest: none of it is text a reader sees.
 
 from __future__ import annotations
 
+import re
 from copy import deepcopy
 from dataclasses import dataclass
 
@@ -117,6 +118,30 @@ def _colours(style: str) -> str:
     return ";".join(decls)
 
 
+#: The declarations of a style attribute that fold an element shut (a drop-down menu, a closed panel):
+#: a height or maximum height of zero, and how what overflows it is shown.
+_FOLD_PROPERTIES = ("height", "max-height")
+_OVERFLOW_PROPERTIES = ("overflow", "overflow-y")
+_ZERO = re.compile(r"0+(?:\.0*)?(?:px|em|rem|%|vh)?")
+
+
+def _folded(style: str) -> str:
+    """What of a style attribute is kept when the attribute is ignored, beside its colours: a height of
+    zero that folds the element shut, with its overflow. The page opens such a menu or panel with its
+    scripts or on hover (its style sheet hides what overflows); dropped, the fold would let a site's
+    whole drop-down menu into the page above the story."""
+    decls, folded = [], False
+    for part in style.split(";"):
+        name, sep, value = part.partition(":")
+        name, value = name.strip().lower(), value.strip().lower()
+        if sep and name in _FOLD_PROPERTIES and _ZERO.fullmatch(value.removesuffix("!important").strip()):
+            decls.append(f"{name}:{value}")
+            folded = True
+        elif sep and name in _OVERFLOW_PROPERTIES and value:
+            decls.append(f"{name}:{value}")
+    return ";".join(decls) if folded else ""
+
+
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:")
 #: data: documents a browser may run script in (as a frame, object or navigation; images never do).
 SCRIPT_DATA_TYPES = ("data:text/html", "data:application/xhtml", "data:text/xml", "data:application/xml",
@@ -154,8 +179,9 @@ class IgnoreSettings:
     show_noscript: bool = setting(True, "When scripts are removed, show <noscript> content in their place "
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
-    style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden; "
-                                           "a background colour stays, with the text colour set beside it).",
+    style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden, "
+                                           "and one folded shut by a height of zero stays folded; a background "
+                                           "colour stays, with the text colour set beside it).",
                                      group="ignore", scope="user")
     style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
                                                               "(the paper: <div>); [\"*\"] means all.", group="ignore", scope="preset")
@@ -304,7 +330,8 @@ class IgnoreFilter(Filter):
                 if node.get("style") is not None:
                     if HIDDEN_STYLE(node):
                         ctx.set_attr(node, "hidden", "")
-                    ctx.set_attr(node, "style", _colours(node.get("style")) or None)
+                    style = node.get("style")
+                    ctx.set_attr(node, "style", ";".join(d for d in (_colours(style), _folded(style)) if d) or None)
         if s.table_cell_widths:
             for node in list(root.iter("td", "th", "table", "col", "colgroup")):
                 if node.get("width") is not None:

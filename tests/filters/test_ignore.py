@@ -122,6 +122,22 @@ def test_style_attributes_keep_a_background_with_its_text_colour(style, kept):
     assert page.root.get_element_by_id("d").get("style") == kept
 
 
+@pytest.mark.parametrize("style, kept", [
+    ("transition-property:max-height,opacity;pointer-events:none;max-height:0", "max-height:0"),
+    ("height: 0px; overflow: hidden; width:900px", "height:0px;overflow:hidden"),
+    ("background:#036;color:#fff;max-height:0 !important", "background:#036;color:#fff;max-height:0 !important"),
+    ("height:10px;overflow:hidden", None),  # open, if small: its content shows as the page shows it
+    ("max-height:0.5em", None),
+    ("overflow:hidden;display:flex", None),  # no fold: overflow alone goes with the rest
+])
+def test_style_attributes_keep_a_fold_of_zero_height(style, kept):
+    # A site's drop-down menu folded shut by its style (max-height:0; its style sheet hides what overflows):
+    # with the style gone the whole menu stood open in the page above the story.
+    page, _, _ = run_filter("ignore", f"<html><body><div id=d style='{style}'><a href=/a>Product</a></div>"
+                                      "<p>Story.</p></body></html>")
+    assert page.root.get_element_by_id("d").get("style") == kept
+
+
 STREAMED = ("<html><body><header><a href=/>Home</a></header>{marker}<template id=\"B:0\"></template>{fallback}"
             "{close}<footer>Foot</footer><script>$RC(\"B:0\",\"S:0\")</script>"
             "<div hidden id=\"S:0\"><main id=real><h1>Full EV cars</h1><p id=story>" + "Electric cars run on batteries. " * 20
