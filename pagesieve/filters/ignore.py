@@ -142,6 +142,58 @@ def _folded(style: str) -> str:
     return ";".join(decls) if folded else ""
 
 
+#: The largest box (px, both sides) that is an icon's: a style sizing an element no larger keeps its size,
+#: and an SVG drawing no larger without a size of its own is drawn at its own size (4em of 16 px; a
+#: toolbar's buttons are 24 to 48 px).
+ICON_BOX_PX = 64
+#: A CSS length of a style attribute: a number and its unit (px, em, rem; none for 0).
+_LENGTH = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*(px|em|rem)?")
+#: CSS pixels in an em or rem (the browsers' default text size).
+_EM_PX = 16
+
+
+def _px(value: str) -> float | None:
+    """A CSS length in pixels (px, em, rem at ``_EM_PX``; a bare number only when 0), else None."""
+    m = _LENGTH.fullmatch(value.strip().lower().removesuffix("!important").strip())
+    if m is None or (m.group(2) is None and float(m.group(1)) != 0):
+        return None
+    return float(m.group(1)) * (_EM_PX if m.group(2) in ("em", "rem") else 1)
+
+
+def _icon_box(style: str) -> str:
+    """What of a style attribute is kept when the attribute is ignored, beside its colours and folds: a
+    width and a height both no larger than ``ICON_BOX_PX``, an icon's box. What it holds may be drawn to
+    fill it (an SVG at 100%): without its box it would fill the width of the page."""
+    sizes = {}
+    for part in style.split(";"):
+        name, sep, value = part.partition(":")
+        name = name.strip().lower()
+        if sep and name in ("width", "height"):
+            sizes[name] = value.strip().lower()
+    px = [_px(v) for v in sizes.values()]
+    if len(px) != 2 or any(p is None or p > ICON_BOX_PX for p in px):
+        return ""
+    return f"width:{sizes['width']};height:{sizes['height']}"
+
+
+def _size_icons(root: HtmlElement, ctx) -> None:
+    """An inline ``<svg>`` without a width or height of its own whose drawing (``viewBox``) is no larger
+    than ``ICON_BOX_PX`` gets that size as its width and height: the page sized it by the layout around
+    it (a row, a button's box), and without that layout an SVG fills the width of the page (an icon of
+    32 by 34 drawn 1,200 px wide above the story). A style sheet of the page that sizes it still wins."""
+    for svg in root.iter("svg"):
+        if svg.get("width") is not None or svg.get("height") is not None:
+            continue
+        box = (svg.get("viewbox") or svg.get("viewBox") or "").replace(",", " ").split()
+        try:
+            w, h = float(box[2]), float(box[3])
+        except (IndexError, ValueError):
+            continue
+        if 0 < w <= ICON_BOX_PX and 0 < h <= ICON_BOX_PX and next(svg.iterancestors("svg"), None) is None:
+            ctx.set_attr(svg, "width", f"{w:g}")
+            ctx.set_attr(svg, "height", f"{h:g}")
+
+
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:")
 #: data: documents a browser may run script in (as a frame, object or navigation; images never do).
 SCRIPT_DATA_TYPES = ("data:text/html", "data:application/xhtml", "data:text/xml", "data:application/xml",
@@ -180,8 +232,9 @@ class IgnoreSettings:
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
     style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden, "
-                                           "and one folded shut by a height of zero stays folded; a background "
-                                           "colour stays, with the text colour set beside it).",
+                                           "one folded shut by a height of zero stays folded, an icon's small box "
+                                           "keeps its size; a background colour stays, with the text colour set "
+                                           "beside it).",
                                      group="ignore", scope="user")
     style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
                                                               "(the paper: <div>); [\"*\"] means all.", group="ignore", scope="preset")
@@ -325,13 +378,7 @@ class IgnoreFilter(Filter):
                 if not KEPT_META(meta) and ctx.remove(meta, "<meta> is ignored", explain=False):
                     counts["meta"] = counts.get("meta", 0) + 1
         if s.style_attributes:
-            targets = root.iter() if "*" in s.style_attribute_tags else root.iter(*s.style_attribute_tags)
-            for node in list(targets):
-                if node.get("style") is not None:
-                    if HIDDEN_STYLE(node):
-                        ctx.set_attr(node, "hidden", "")
-                    style = node.get("style")
-                    ctx.set_attr(node, "style", ";".join(d for d in (_colours(style), _folded(style)) if d) or None)
+            self._style_attributes(root, ctx)
         if s.table_cell_widths:
             for node in list(root.iter("td", "th", "table", "col", "colgroup")):
                 if node.get("width") is not None:
@@ -345,6 +392,21 @@ class IgnoreFilter(Filter):
                         counts["text link"] = counts.get("text link", 0) + 1
         if counts:
             ctx.note("remove", reason="kinds of tags this filter is set to ignore", measured={"removed": counts})
+
+    def _style_attributes(self, root: HtmlElement, ctx) -> None:
+        """Style attributes go but for what keeps the page's look without its layout: an element its style
+        hid stays hidden, a background keeps its text colour (:func:`_colours`), a fold stays shut
+        (:func:`_folded`), an icon's box keeps its size (:func:`_icon_box`); and a small SVG drawing
+        without a size of its own gets its drawing's size (:func:`_size_icons`)."""
+        tags = self.settings.style_attribute_tags
+        for node in list(root.iter() if "*" in tags else root.iter(*tags)):
+            if node.get("style") is not None:
+                if HIDDEN_STYLE(node):
+                    ctx.set_attr(node, "hidden", "")
+                style = node.get("style")
+                kept = ";".join(d for d in (_colours(style), _folded(style), _icon_box(style)) if d)
+                ctx.set_attr(node, "style", kept or None)
+        _size_icons(root, ctx)
 
     def _script_vectors(self, root: HtmlElement, ctx, counts: dict[str, int]) -> None:
         """Remove what would run script without a <script> element, then ask for a policy that

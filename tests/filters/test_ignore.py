@@ -138,6 +138,36 @@ def test_style_attributes_keep_a_fold_of_zero_height(style, kept):
     assert page.root.get_element_by_id("d").get("style") == kept
 
 
+@pytest.mark.parametrize("style, kept", [
+    ("bottom:35%;height:3rem;width:3rem", "width:3rem;height:3rem"),  # a floating button's box
+    ("width: 24px; height: 24px; margin: 4px", "width:24px;height:24px"),
+    ("width:300px;height:20px", None),  # a bar, not an icon: the layout goes
+    ("width:100%;height:3rem", None),
+    ("height:48px", None),  # one side only: no box
+])
+def test_style_attributes_keep_an_icons_box(style, kept):
+    # The icon inside is drawn at 100% of its box: without the box it filled the page's width
+    page, _, _ = run_filter("ignore", f"<html><body><div id=d style='{style}'><svg width=100% height=100% "
+                                      "viewBox='0 0 24 24'><path d='M0 0h24v24z'/></svg></div></body></html>")
+    assert page.root.get_element_by_id("d").get("style") == kept
+
+
+@pytest.mark.parametrize("svg, size", [
+    ("<svg id=s viewBox='0 -6 32 34'><path d='M0 0h1z'/></svg>", ("32", "34")),
+    ("<svg id=s viewBox='0,0,24,24'><path d='M0 0h1z'/></svg>", ("24", "24")),
+    ("<svg id=s viewBox='0 0 1440 320'><path d='M0 0h1z'/></svg>", (None, None)),  # a drawing as wide as the page
+    ("<svg id=s width=100% viewBox='0 0 24 24'><path d='M0 0h1z'/></svg>", ("100%", None)),  # its own size
+    ("<svg id=s><path d='M0 0h1z'/></svg>", (None, None)),  # no drawing size to give
+])
+def test_a_small_svg_without_a_size_gets_its_drawings_size(svg, size):
+    # sized by a row or a box whose style went, an SVG icon of 32 by 34 was drawn 1,200 px wide
+    page, _, _ = run_filter("ignore", f"<html><body><div style='display:flex;height:60px'>{svg}</div></body></html>")
+    s = page.root.get_element_by_id("s")
+    assert (s.get("width"), s.get("height")) == size
+    page, _, _ = run_filter("ignore", f"<html><body><div>{svg}</div></body></html>", style_attributes=False)
+    assert page.root.get_element_by_id("s").get("height") is None  # the page's layout kept: nothing to make up for
+
+
 STREAMED = ("<html><body><header><a href=/>Home</a></header>{marker}<template id=\"B:0\"></template>{fallback}"
             "{close}<footer>Foot</footer><script>$RC(\"B:0\",\"S:0\")</script>"
             "<div hidden id=\"S:0\"><main id=real><h1>Full EV cars</h1><p id=story>" + "Electric cars run on batteries. " * 20
