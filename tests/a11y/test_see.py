@@ -98,26 +98,18 @@ def test_harness_sees_lines_pictures_and_positions(browser):
                                               "https://example.org/photos/dawn.jpg"]
 
 
-class _CutLinks(Filter):
-    """Removes every link of class ``cut`` (what a filter deleting link text does)."""
+class _Cut(Filter):
+    """Removes every ``tag`` element of class ``cut``: links (what a filter deleting link text does) or
+    list items, links and all (what a link list filter does)."""
 
-    name = "cut_links"
-
-    def apply(self, page, ctx) -> None:
-        for a in list(page.root.iter("a")):
-            if a.get("class") == "cut":
-                ctx.remove(a, "test: a link to cut")
-
-
-class _CutItems(Filter):
-    """Removes every list item of class ``cut``, links and all (what a link list filter does)."""
-
-    name = "cut_items"
+    def __init__(self, tag: str, name: str) -> None:
+        super().__init__(None)
+        self.tag, self.name = tag, name
 
     def apply(self, page, ctx) -> None:
-        for li in list(page.root.iter("li")):
-            if li.get("class") == "cut":
-                ctx.remove(li, "test: an item to cut")
+        for el in list(page.root.iter(self.tag)):
+            if el.get("class") == "cut":
+                ctx.remove(el, f"test: a {self.tag} to cut")
 
 
 class _Nothing(Filter):
@@ -144,7 +136,7 @@ def test_blame_names_the_filter_and_the_link(browser, tmp_path):
     page = _one_page_corpus(tmp_path, "p1", "https://example.org/a", html,
                             "The river rose through the night and the town of Wells watched it climb the wall. "
                             "It reached the old stone wall by dawn and stayed there for days.")
-    chain = Chain([_Nothing(None), _CutLinks(None), _Nothing(None)], OutputSettings(), SafetySettings(), check=False)
+    chain = Chain([_Nothing(None), _Cut("a", "cut_links"), _Nothing(None)], OutputSettings(), SafetySettings(), check=False)
     snaps, probe = snapshots(chain, html.encode(), page.url)
     assert [name for name, _, _ in snaps] == ["nothing", "cut_links", "nothing"]
     assert snaps[1][2] == ["town of wells"]
@@ -167,7 +159,7 @@ def test_an_item_removed_whole_is_no_link_break(browser, tmp_path):
     page = _one_page_corpus(tmp_path, "p2", "https://example.org/b", html,
                             "Read the answers to the frequently asked questions about the tool before you write to us.\n"
                             "C-Kermit frequently asked questions about the tool")
-    chain = Chain([_Nothing(None), _CutItems(None)], OutputSettings(), SafetySettings(), check=False)
+    chain = Chain([_Nothing(None), _Cut("li", "cut_items")], OutputSettings(), SafetySettings(), check=False)
     snaps, _ = snapshots(chain, html.encode(), page.url)
     assert snaps[1][2] == ["c-kermit"]
     see = See(browser, [])
