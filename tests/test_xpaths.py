@@ -4,10 +4,10 @@ the plain predicate form (``//*[@role='main']``) selects, in the same order, on 
 import pytest
 from lxml import etree
 
-from pagesieve.analysis import furniture, scan
+from pagesieve.analysis import furniture, scan, streamed
 from pagesieve.core import dom
 from pagesieve.engine.document import parse
-from pagesieve.filters import accessibility, ads, ignore, main_content
+from pagesieve.filters import accessibility, ads, main_content
 
 PLAIN = [
     (ads.WITH_URL, "//*[@src or @href or @srcset or @poster or self::object[@data]]", "root"),
@@ -19,7 +19,7 @@ PLAIN = [
     (accessibility.DIALOGS, ".//dialog | .//*[@role='dialog' or @role='alertdialog']", "body"),
     (accessibility.ROLE_OWNERS, "descendant-or-self::*[@role]", "body"),
     (accessibility.LANG_OWNERS, ".//*[@lang]", "body"),
-    (ignore.HIDDEN_DIVS, "descendant-or-self::div[@hidden]", "root"),
+    (streamed.HIDDEN_DIVS, "descendant-or-self::div[@hidden]", "root"),
     (scan.ITEMTYPES, "//*[@itemtype]/@itemtype", "root"),
     (main_content.HIDDEN, ".//*[(@hidden or translate(normalize-space(@aria-hidden),'TRUE','true')='true' "
                           "or translate(@type,'HIDEN','hiden')='hidden') and not(@role='tabpanel')]", "body"),

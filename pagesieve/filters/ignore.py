@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve.analysis import entrance, lazy_images, pagemeta
+from pagesieve.analysis import entrance, lazy_images, pagemeta, streamed
 from pagesieve.core import dom
 from pagesieve.core.measure import ATTRS
 from pagesieve.core.settings import setting
@@ -61,7 +61,6 @@ _FOREIGN_RAW_MARKUP = etree.XPath("(//svg | //math)//*[self::style or self::titl
                                   "or self::iframe or self::noembed or self::noframes or self::noscript]"
                                   "[contains(., '<')]")
 #: <div hidden> (React's streamed segments are among them), selected in C: most pages have none.
-HIDDEN_DIVS = etree.XPath("descendant-or-self::div/@hidden/..")
 
 
 def script_attributes(root: HtmlElement) -> list[tuple[HtmlElement, str, str]]:
@@ -346,7 +345,7 @@ class IgnoreFilter(Filter):
             elif ctx.remove(node, "<form> is ignored", explain=False):
                 counts["form"] = counts.get("form", 0) + 1
         if s.scripts and s.reveal_streamed:
-            revealed = _reveal_streamed(root, ctx)
+            revealed = streamed.reveal(root, ctx)
             if revealed:
                 counts["streamed segment (revealed)"] = revealed
         if s.scripts and s.reveal_animated:
@@ -512,62 +511,3 @@ def _runs_script(value: str, *, anywhere: bool = False, image: bool = False) -> 
     if url.startswith(SCRIPT_SCHEMES):
         return True
     return not image and url.startswith(SCRIPT_DATA_TYPES)
-
-
-#: A streamed segment's placeholder saved without React's comment markers is taken out only when it
-#: holds at most this many characters (and a quarter of the segment's): a skeleton or "Loading...".
-STREAM_FALLBACK_CHARS = 200
-
-
-def _reveal_streamed(root, ctx) -> int:
-    """Do what React's streaming script (``$RC``) does, since it will not run: each hidden
-    ``<div id="S:n">`` segment's children replace the ``<template id="B:n">`` placeholder and the
-    fallback (loading skeleton) after it, up to the boundary's closing ``<!--/$-->`` comment; the
-    segment goes. A page saved without its comments has no markers: then only the next block, when
-    it is a placeholder (:data:`STREAM_FALLBACK_CHARS`), goes. Returns the segments revealed."""
-    segments = {el.get("id")[2:]: el for el in HIDDEN_DIVS(root) if (el.get("id") or "").startswith("S:")}
-    if not segments:
-        return 0
-    revealed = 0
-    for tpl in list(root.iter("template")):
-        tid = tpl.get("id") or ""
-        segment = segments.get(tid[2:]) if tid.startswith("B:") else None
-        marker = tpl.getprevious()
-        parent = tpl.getparent()
-        if segment is None or parent is None or not ctx.in_document(segment):
-            continue
-        fallback, node, depth = [], tpl.getnext(), 0
-        if marker is None or isinstance(marker.tag, str) or (marker.text or "").strip() != "$?":
-            # Saved without its comments: the fallback is the next block if it is a placeholder
-            # (little text beside the segment's: a skeleton, "Loading...").
-            if (node is not None and isinstance(node.tag, str) and node.tag != "template"
-                    and ctx.text_len(node) <= min(STREAM_FALLBACK_CHARS, ctx.text_len(segment) // 4)):
-                fallback.append(node)
-            node = None
-        # The fallback: the siblings after the marker up to its closing comment (nested boundaries counted).
-        while node is not None:
-            if not isinstance(node.tag, str):
-                data = (node.text or "").strip()
-                if data == "/$":
-                    if depth == 0:
-                        break
-                    depth -= 1
-                elif data in ("$", "$?", "$!"):
-                    depth += 1
-            else:
-                fallback.append(node)
-            node = node.getnext()
-        children = [deepcopy(c) for c in segment if isinstance(c.tag, str)]
-        ctx.remove(segment, "streamed segment moved to its placeholder", explain=False, guarded=False)
-        index = parent.index(tpl)
-        for offset, child in enumerate(children):
-            child.tail = None
-            ctx.insert(parent, index + offset, child)
-        ctx.remove(tpl, "streamed segment's placeholder", explain=False)
-        for el in fallback:
-            ctx.remove(el, "loading placeholder replaced by its streamed segment", explain=False)
-        ctx.note("reveal", children[0] if children else parent,
-                 "content streamed in a hidden segment put where its script would have put it",
-                 measured={"segment": tid[2:], "fallback_blocks": len(fallback)})
-        revealed += 1
-    return revealed

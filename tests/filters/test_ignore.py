@@ -270,3 +270,25 @@ def test_fail_safe_policy_follows_the_settings(settings, policy):
 
     cls = FILTERS["ignore"]
     assert cls.fail_safe_policy(S.build(cls.Settings, settings, "filters.ignore")) == policy
+
+
+def test_a_piece_streamed_inside_another_piece_is_moved_too():
+    # a product page's details are a boundary inside the boundary that holds the page's body: the outer
+    # piece brings the inner placeholder with it, and the inner piece goes there, not into a removed copy
+    html = ("<html><body><header><a href=/>Home</a></header><!--$?--><template id=\"B:0\"></template>"
+            "<div class=skeleton></div><!--/$--><footer>Foot</footer>"
+            "<div hidden id=\"S:0\"><main id=outer><h1>Black edition</h1><!--$?--><template id=\"B:1\"></template>"
+            "<p class=pulse></p><!--/$--><p>Price</p></main></div>"
+            "<script>$RC(\"B:0\",\"S:0\")</script>"
+            "<div hidden id=\"S:1\"><section id=details><p id=story>" + "This shake delivers protein and fibre. " * 20
+            + "</p></section></div><script>$RC(\"B:1\",\"S:1\")</script>"
+            "<div hidden id=\"S:2\"><span id=small>Ships today</span></div><script>$RS(\"S:2\",\"P:2\")</script>"
+            "</body></html>").replace("<p>Price</p>", "<template id=\"P:2\"></template><p>Price</p>")
+    page, state, stats = run_filter("ignore", html)
+    body = page.root.find("body")
+    assert [c.get("id") or c.tag for c in body if isinstance(c.tag, str)][:3] == ["header", "outer", "footer"]
+    main = page.root.get_element_by_id("outer")
+    assert [c.get("id") or c.tag for c in main if isinstance(c.tag, str)] == ["h1", "details", "small", "p"]
+    assert page.root.find(".//template") is None and page.root.find(".//div[@hidden]") is None
+    assert page.root.find(".//*[@class='pulse']") is None
+    assert sum(e["action"] == "reveal" for e in state.record) == 3
