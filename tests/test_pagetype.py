@@ -34,11 +34,19 @@ def posts(n: int) -> str:
                    f"with an opinion.</p><a href=/u{i}>profile</a></div>" for i in range(n))
 
 
+def camel_posts(n: int) -> str:
+    """A forum's posts named in camelCase ("cPost", "ipsComment", "elComment_67260087"), each a link beside it."""
+    return "".join(f"<article id=elComment_{6726 + i} class='cPost ipsBox ipsComment'><a href=/u{i}>user{i}</a>"
+                   f"<span class=ipsType_author>user{i}</span><p>This is reply number {i} to the thread, with an "
+                   f"opinion of its own.</p></article>" for i in range(n))
+
+
 @pytest.mark.parametrize("html, url, kind", [
     ("<script type='application/ld+json'>{\"@type\": \"Product\", \"name\": \"Sock\"}</script><p>Sock</p>", None,
      "product"),
     (f"<body>{PROSE}</body>", "https://example.org/2024/05/story.html", "article"),
     (f"<body>{posts(5)}</body>", None, "forum"),
+    (f"<body>{camel_posts(MIN_ITEMS)}</body>", None, "forum"),  # posts, not a listing of linked items
     (f"<body>{items(MIN_ITEMS)}</body>", None, "listing"),
     (f"<body>{items(MIN_ITEMS - 1)}</body>", None, "service"),  # below the item count: no signal
     (f"<body>{items(MIN_ITEMS, price=True)}</body>", None, "collection"),

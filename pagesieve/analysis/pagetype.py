@@ -97,6 +97,7 @@ _CART = re.compile(r"add[\s_-]*to[\s_-]*(?:cart|bag|basket)|buy[\s_-]*(?:now|it)
                    r"add-to-cart|addtocart", re.I)
 _POST_NAMES = re.compile(r"(?:^|[\s_-])(?:post|posts|message|comment|reply|answer|topic-post|postbody|"
                          r"forum-post|thread-post|messagelist)(?:$|[\s_-])", re.I)
+_CAMEL = re.compile(r"([a-z])([A-Z])")
 _AUTHOR = etree.XPath(".//*[@itemprop='author' or contains(@class,'author') or contains(@class,'username') "
                       "or contains(@class,'user-info') or contains(@class,'poster')]")
 #: The <meta> elements declaring the Open Graph type (``Scan.content``).
@@ -189,7 +190,8 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
             for it in items:
                 links = it.iter("a")
                 first = next(links, None)
-                names = f"{it.get('class') or ''} {it.get('id') or ''}"
+                # camelCase names are words too: a forum's "cPost", "ipsComment", "elComment_67260087"
+                names = _CAMEL.sub(r"\1 \2", f"{it.get('class') or ''} {it.get('id') or ''}")
                 post_named = (_POST_NAMES.search(names) or it.get("itemprop") in ("comment", "suggestedAnswer",
                                                                                  "acceptedAnswer")
                               or "Comment" in (it.get("itemtype") or ""))
