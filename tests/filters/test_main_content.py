@@ -108,6 +108,16 @@ def test_link_block_with_many_commas_is_prose():
     assert "lb" in ids(page)
 
 
+@pytest.mark.parametrize("state, removed", [("hide-read-more-ad", False), ("no-comments", False),
+                                            ("read-more", True)])
+def test_a_class_that_says_what_a_block_hides_or_lacks_does_not_name_it(state, removed):
+    # a news section's grids say they hide the "read more" advert: they are the stories, not a teaser
+    grids = "".join(f"<div class='grid {state}' id=g{i}><p>{'Story %d, reported at length, with its details. ' % i * 3}"
+                    "</p></div>" for i in range(4))
+    page, _, _ = run_filter("main_content", f"<html><body><div id=core>{para(8)}{grids}</div></body></html>")
+    assert ("g1" not in ids(page)) is removed
+
+
 @pytest.mark.parametrize("share, removed", [(0.29, True), (0.31, False)])
 def test_boilerplate_inside_the_core_is_bounded_by_share(share, removed):
     # one text block (the core); an author box inside it holding ``share`` of its characters

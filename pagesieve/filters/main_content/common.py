@@ -59,8 +59,17 @@ INLINE_TAGS = frozenset({"a", "span", "b", "i", "em", "strong", "small", "abbr",
 
 
 def names_of(el: HtmlElement) -> str:
-    """A block's class and id, what the name patterns are tested on."""
-    return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
+    """A block's class and id, what the name patterns are tested on, less the class names that say
+    what the block has, lacks or hides (``has-comments``, ``no-sidebar``, ``hide-read-more-ad``):
+    those describe a state or a neighbour, not what the block is."""
+    cls = el.get("class") or ""
+    if "-" in cls or "_" in cls:
+        cls = _STATE_NAMES.sub(" ", cls)
+    return f"{cls} {el.get('id') or ''}".strip()
+
+
+#: Class names of a state: what a block has, lacks, shows or hides (see names_of).
+_STATE_NAMES = re.compile(r"(?:^|\s)(?:no|not|without|hide|hidden)[-_]\S*", re.I)
 
 
 def thread_names(kind: str) -> re.Pattern:
