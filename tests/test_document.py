@@ -92,6 +92,23 @@ def test_an_end_tag_inside_unclosed_blocks_closes_them_as_html5_does():
     assert page.root.find(".//button").text_content() == ""
 
 
+@pytest.mark.parametrize("stray", [0, 99, 100, 150])
+def test_an_end_tag_dropped_after_the_errors_libxml2_reports_is_still_seen(stray):
+    """libxml2 reports a page's first 100 errors and then falls silent: with that many stray end tags
+    (each a harmless error) before it, the dropped ``</button>`` went unsaid, the page stayed in
+    libxml2's tree, inside the button, and the filtered page lost its article."""
+    import pagesieve
+
+    story = "<p>" + "The article's own words, long enough to be the story of the page. " * 8 + "</p>"
+    html = ("<html><body><p>Intro</p>" + "</b>" * stray + "<header><button><div><div></button></header>"
+            f"<main><h1>Title</h1>{story}<p>The last words of the story.</p></main></body></html>")
+    page = parse(html.encode())
+    main = page.root.find(".//main")
+    assert main is not None and [a.tag for a in main.iterancestors()] == ["body", "html"]
+    assert page.root.find(".//button").text_content() == ""
+    assert "The last words of the story." in pagesieve.filter_html(html, output="text")
+
+
 def test_a_second_document_after_the_end_of_html_is_kept_as_html5_keeps_it():
     """A page saved as two documents one after the other (an old site's frame template, then the
     story): libxml2 dropped the second one, HTML5 puts it in the body."""

@@ -18,6 +18,7 @@ try:
 except ImportError:  # not built here
     compiled_scan = None
 
+READINGS = (tagscan.LIBXML2, tagscan.BROWSER, tagscan.MODES)
 compiled = pytest.mark.skipif(compiled_scan is None, reason="the compiled scan is not built (setup.py build_ext)")
 
 #: (markup, most attributes in libxml2's reading, in the browser's): hand-checked against the tokenizer's states.
@@ -57,6 +58,35 @@ HOSTILE = [
 ]
 
 
+#: (markup, most attributes in libxml2's reading, in the browser's, in the insertion modes' reading):
+#: a start tag that the tree builder ignores is not raw text, so what follows it is markup.
+MODES = [
+    ("<select><style><img a b c></style></select>", 0, 0, 3),  # an older browser's select ignores <style>...
+    ("<select><style><img " + " ".join(f"a{i}" for i in range(1500)) + "></style>", 0, 0, 1500),
+    ("<select><title><i a b></title>", 0, 0, 2),
+    ("<select><xmp><i a b></xmp><iframe><i a b c></iframe>", 0, 0, 3),
+    ("<select><noembed><i a b></noembed><noframes><i a b c></noframes>", 0, 0, 3),
+    ("<select><plaintext><i a b>", 0, 0, 2),
+    ("<select><script><i a b></script></select>", 0, 0, 0),  # ...not <script>
+    ("<select><textarea><i a b></textarea>", 0, 0, 0),  # <textarea> closes the select
+    ("<select></select><style><i a b></style>", 0, 0, 0),
+    ("<select><input><style><i a b></style>", 0, 0, 0),
+    ("<select><select><style><i a b></style>", 0, 0, 0),  # so does a second <select>
+    ("<select><template><style><i a b></style></template><style><i a b c></style>", 0, 0, 3),
+    ("<template><select></template><style><i a b></style>", 0, 0, 0),
+    ("<select><svg><style><i a b></style></svg>", 0, 2, 2),  # <svg> in a select: ignored, or SVG
+    ("<frameset><style><frame a b></style>", 0, 0, 2),  # in a frameset only <noframes> is raw text
+    ("<frameset><script><frame a b></script><textarea><frame a b c>", 0, 0, 3),
+    ("<frameset><noframes><frame a b></noframes><frame c>", 1, 1, 1),
+    ("<frameset><svg><style><frame a b>", 0, 2, 2),
+    ("<frameset><![CDATA[ > <frame a b> ]]>", 2, 2, 2),
+    ("<head><template><frameset></template></head><frameset><style><frame a b>", 0, 0, 2),
+    ("<head><template><frameset></template></head><style><frame a b>", 0, 0, 0),  # ignored in a template
+    ("<svg><p><frameset></svg><style><frame a b>", 0, 0, 2),  # <p> leaves the SVG, the frameset counts
+    ("<p>x</p><frameset><style><frame a b>", 0, 0, 2),  # too late for a frameset: counted all the same
+]
+
+
 def scans():
     out = [tagscan.py_scan]
     if compiled_scan is not None:
@@ -73,8 +103,18 @@ def test_hostile_markup_counts_as_the_tokenizer_reads_it(markup, libxml2, browse
     assert tagscan.most_attributes(markup)[0] == max(libxml2, browser)
 
 
-@pytest.mark.parametrize("markup,libxml2,browser", HOSTILE)
-def test_the_count_is_never_below_what_the_parsers_build(markup, libxml2, browser):
+@pytest.mark.parametrize("markup,libxml2,browser,modes", MODES)
+def test_start_tags_the_tree_builder_ignores_are_not_raw_text(markup, libxml2, browser, modes):
+    for scan in scans():
+        assert scan(markup, tagscan.LIBXML2, 0)[0] == libxml2, (scan, markup)
+        saw = scan(markup, tagscan.LIBXML2, 0)[2]
+        assert (scan(markup, tagscan.BROWSER, saw)[0] if saw >= 0 else libxml2) == browser, (scan, markup)
+        assert scan(markup, tagscan.MODES, 0)[0] == modes, (scan, markup)
+    assert tagscan.most_attributes(markup)[0] == max(libxml2, browser, modes)
+
+
+@pytest.mark.parametrize("markup", [m for m, *counts in HOSTILE + MODES if max(counts) <= document.MAX_ATTRIBUTES])
+def test_the_count_is_never_below_what_the_parsers_build(markup):
     """libxml2's tree (and lexbor's, where the page is read the HTML5 way) holds no element with more
     attributes than the count (fewer where duplicates were dropped)."""
     page = document.parse(markup.encode(), declared_html=True)
@@ -86,11 +126,13 @@ def test_the_count_is_never_below_what_the_parsers_build(markup, libxml2, browse
 def test_both_scans_agree_on_random_markup():
     rng = random.Random(7)
     pieces = ["<", ">", "/", '"', "'", "=", " ", "\n", "-", "!", "?", "a", "B", "script", "style", "svg", "math",
-              "</svg>", "<!--", "-->", "--!>", "[CDATA[", "]]>", "title", "é", "\u4e2d", "\U0001f600"]
+              "</svg>", "<!--", "-->", "--!>", "[CDATA[", "]]>", "title", "é", "\u4e2d", "\U0001f600",
+              "select", "SELECT", "template", "frameset", "input", "textarea", "noframes", "<select>", "</select>",
+              "<template>", "</template>", "<frameset>"]
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
-        for foreign in (False, True):
-            assert compiled_scan(text, foreign, 0) == tagscan.py_scan(text, foreign, 0), (text, foreign)
+        for reading in READINGS:
+            assert compiled_scan(text, reading, 0) == tagscan.py_scan(text, reading, 0), (text, reading)
 
 
 def corpus_texts(per_corpus: int | None):
@@ -106,8 +148,8 @@ def corpus_texts(per_corpus: int | None):
 def assert_agree_on_corpus(per_corpus: int | None) -> None:
     seen = 0
     for path, text in corpus_texts(per_corpus):
-        for foreign in (False, True):
-            assert compiled_scan(text, foreign, 0) == tagscan.py_scan(text, foreign, 0), (path, foreign)
+        for reading in READINGS:
+            assert compiled_scan(text, reading, 0) == tagscan.py_scan(text, reading, 0), (path, reading)
         assert tagscan.most_attributes(text)[0] <= document.MAX_ATTRIBUTES, path  # no real page is refused
         seen += 1
     if not seen:
@@ -135,6 +177,8 @@ def many(n: int, quoted: bool = False) -> str:
     (f"<p>story</p><img {many(document.MAX_ATTRIBUTES + 1, quoted=True)}>", True),
     (f"<p>story</p><noscript><img {many(document.MAX_ATTRIBUTES + 1)}></noscript>", True),
     (f"<p>story</p><svg><style><img {many(document.MAX_ATTRIBUTES + 1)}></style></svg>", True),
+    (f"<p>story</p><select><style><img {many(document.MAX_ATTRIBUTES + 1)}></style></select>", True),
+    (f"<p>story</p><select><script>'<img {many(document.MAX_ATTRIBUTES + 1)}>'</script></select>", False),
     (f"<p>story</p><script>'<img {many(document.MAX_ATTRIBUTES + 1)}>'</script>", False),
     (f"<p>story</p><!-- <img {many(document.MAX_ATTRIBUTES + 1)}> -->", False),
 ])
@@ -147,6 +191,18 @@ def test_a_tag_over_the_limit_refuses_the_page_before_parsing(body, refused):
         assert err.value.reason == "unparsable"
     else:
         assert "story" in document.parse(data).body.text_content()
+
+
+def test_a_long_tag_after_a_frameset_is_refused_before_the_html5_parse(monkeypatch):
+    """In a frameset the tree builder ignores ``<style>``, so the tag after it is markup to lexbor: read
+    again the HTML5 way (the page has no body), its 20,000 attributes took lexbor 1.2 s, and it was
+    refused only afterwards."""
+    calls = []
+    monkeypatch.setattr(document, "LexborHTMLParser", lambda text: calls.append(text))
+    data = f"<html><head></head><frameset><style><frame {many(20_000)}></style></frameset></html>".encode()
+    with pytest.raises(UnparsableError, match="a tag with 20000 attributes"):
+        document.parse(data)
+    assert calls == []
 
 
 def test_a_body_tag_inside_a_script_is_not_parsed_for_its_attributes():

@@ -21,13 +21,32 @@ cdef struct Text:
     Py_ssize_t n
 
 
-# The names the scan cares about, by code (code = index + 1): foreign content, then raw text.
-cdef const char* NAMES[11]
+# The names the scan cares about, by code (code = index + 1): foreign content, then raw text (from
+# STYLE to TEXTAREA), then what the insertion modes' reading watches.
+cdef enum:
+    N_NAMES = 16
+cdef const char* NAMES[N_NAMES]
 NAMES[:] = [b"svg", b"math", b"script", b"plaintext", b"style", b"xmp", b"iframe", b"noembed", b"noframes",
-            b"title", b"textarea"]
-cdef Py_ssize_t LENGTHS[11]
-LENGTHS[:] = [3, 4, 6, 9, 5, 3, 6, 7, 8, 5, 8]
-cdef int SVG = 1, MATH = 2, SCRIPT = 3, PLAINTEXT = 4
+            b"title", b"textarea", b"select", b"input", b"keygen", b"frameset", b"template"]
+cdef Py_ssize_t LENGTHS[N_NAMES]
+LENGTHS[:] = [3, 4, 6, 9, 5, 3, 6, 7, 8, 5, 8, 6, 5, 6, 8, 8]
+cdef int SVG = 1, MATH = 2, SCRIPT = 3, PLAINTEXT = 4, STYLE = 5, NOFRAMES = 9, TITLE = 10, TEXTAREA = 11, \
+    SELECT = 12, INPUT = 13, KEYGEN = 14, FRAMESET = 15, TEMPLATE = 16
+
+# The readings (as tagscan.LIBXML2, BROWSER, MODES).
+cdef int MODES = 2
+
+
+cdef struct Reading:
+    # Where one reading stands in the tree builder's modes (as tagscan._Reading).
+    int reading
+    long depth
+    Py_ssize_t saw
+    Py_ssize_t event
+    bint select
+    long select_templates
+    long templates
+    bint frameset
 
 # The attribute states of a tag (as in tagscan.py).
 cdef enum:
@@ -94,10 +113,13 @@ cdef bint names(const Text* t, Py_ssize_t i, const char* s) noexcept:
 cdef int name_code(const Text* t, Py_ssize_t start, Py_ssize_t end) noexcept:
     """The code of the tag name at [start, end) (0: none the scan cares about)."""
     cdef int code
-    if end - start > 9:
+    cdef Py_ssize_t n = end - start
+    cdef unsigned int first
+    if n < 3 or n > 9:
         return 0
-    for code in range(11):
-        if end - start == LENGTHS[code] and names(t, start, NAMES[code]):
+    first = <unsigned int>at(t, start) | 0x20  # an ASCII letter in lower case (no other code point ends as one)
+    for code in range(N_NAMES):
+        if n == LENGTHS[code] and first == <unsigned int>NAMES[code][0] and names(t, start + 1, NAMES[code] + 1):
             return code + 1
     return 0
 
@@ -275,7 +297,7 @@ cdef Py_ssize_t raw_text_end(const Text* t, int code, Py_ssize_t i, long* ignore
         return t.n
     if code == SCRIPT:
         i = script_end(t, i)
-    elif code > PLAINTEXT:
+    elif STYLE <= code <= TEXTAREA:
         i = raw_end(t, NAMES[code - 1], i)
     else:
         return i
@@ -301,19 +323,93 @@ cdef Py_ssize_t comment_end(const Text* t, Py_ssize_t p) noexcept:
         p += 1
 
 
-def scan(str text, bint foreign, Py_ssize_t start=0):
+cdef inline bint ignored_in_select(int code) noexcept:
+    """As tagscan.IGNORED_IN_SELECT: raw text but script and textarea, svg, math and frameset."""
+    return code == SVG or code == MATH or code == PLAINTEXT or (STYLE <= code <= TITLE) or code == FRAMESET
+
+
+cdef Py_ssize_t start_tag(const Text* t, Reading* r, int code, Py_ssize_t i, Py_ssize_t end, bint self_closing,
+                          long* ignored, bint* flag) noexcept:
+    """As tagscan._Reading.start_tag: after the start tag with name ``code`` (its ``<`` at ``i``, its
+    ``>`` before ``end``), where markup starts again (-1: the text ends inside it)."""
+    cdef bint modes = r.reading == MODES
+    if r.frameset:
+        return raw_text_end(t, code, end, ignored, flag) if code == NOFRAMES else end
+    if r.select and r.depth == 0:
+        if ignored_in_select(code) or code == TEMPLATE:
+            if not modes:
+                if r.event < 0:
+                    r.event = i
+            elif code == TEMPLATE:
+                r.templates += 1
+                r.select_templates += 1
+                return end
+            elif not r.select_templates:
+                return end
+        elif (code == SELECT or code == INPUT or code == KEYGEN or code == TEXTAREA) \
+                and not r.select_templates:
+            r.select = False
+            if code == SELECT:
+                return end
+    elif code == SELECT and r.depth == 0:
+        r.select = True
+        r.select_templates = 0
+        return end
+    if code == FRAMESET:
+        if not modes:
+            if r.event < 0:
+                r.event = i
+        elif not r.templates:
+            r.frameset = True
+            r.depth = 0
+        return end
+    if code == TEMPLATE:
+        if modes and r.depth == 0:
+            r.templates += 1
+        return end
+    if code == SVG or code == MATH:
+        if r.saw < 0:
+            r.saw = i
+        if r.reading and not self_closing:
+            r.depth += 1
+        return end
+    if r.depth == 0:
+        return raw_text_end(t, code, end, ignored, flag)
+    return end
+
+
+cdef void end_tag(Reading* r, int code) noexcept:
+    """As tagscan._Reading.end_tag."""
+    if r.depth:
+        if code == SVG or code == MATH:
+            r.depth -= 1
+    elif code == SELECT:
+        r.select = r.select and r.select_templates > 0
+    elif code == TEMPLATE and r.templates:
+        r.templates -= 1
+        if r.select_templates:
+            r.select_templates -= 1
+        else:
+            r.select = False
+
+
+def scan(str text, int reading, Py_ssize_t start=0):
     """As tagscan.py_scan: (most attributes on one start tag, the offset of its ``<`` or -1, the
-    offset of the first start tag that opens SVG or MathML or -1), reading from ``start``."""
+    offset of the first start tag that opens SVG or MathML or -1, the offset of the first tag after
+    which the modes' reading may differ or -1), for one reading (0, 1, 2) from ``start``."""
     cdef Text t
     t.text = <PyObject*>text
     t.kind = PyUnicode_KIND(text)
     t.data = PyUnicode_DATA(text)
     t.n = len(text)
     cdef long best = 0, count = 0, ignored = 0
-    cdef Py_ssize_t where = -1, i = max(start, 0), j, end, saw = -1
+    cdef Py_ssize_t where = -1, i = max(start, 0), j, end
     cdef bint self_closing = False
-    cdef int depth = 0, code
+    cdef int code
     cdef Py_UCS4 c
+    cdef Reading r
+    r.reading, r.depth, r.saw, r.event = reading, 0, -1, -1
+    r.select, r.select_templates, r.templates, r.frameset = False, 0, 0, False
     while True:
         i = find(&t, 0x3C, i)
         if i < 0 or i + 1 >= t.n:
@@ -328,13 +424,8 @@ def scan(str text, bint foreign, Py_ssize_t start=0):
             if count > best:
                 best, where = count, i
             code = name_code(&t, i + 1, j)
-            if code == SVG or code == MATH:
-                if saw < 0:
-                    saw = i
-                if foreign and not self_closing:
-                    depth += 1
-            elif depth == 0 and code:
-                end = raw_text_end(&t, code, end, &ignored, &self_closing)
+            if code:
+                end = start_tag(&t, &r, code, i, end, self_closing, &ignored, &self_closing)
                 if end < 0:
                     break
             i = end
@@ -347,10 +438,8 @@ def scan(str text, bint foreign, Py_ssize_t start=0):
                 end = tag(&t, j, AFTER_QUOTED, &ignored, &self_closing)
                 if end < 0:
                     break
-                if depth:
-                    code = name_code(&t, i + 2, j)
-                    if code == SVG or code == MATH:
-                        depth -= 1
+                if r.depth or r.select or r.templates:
+                    end_tag(&r, name_code(&t, i + 2, j))
                 i = end
             elif c == 0x3E:
                 i += 3
@@ -362,7 +451,7 @@ def scan(str text, bint foreign, Py_ssize_t start=0):
         elif c == 0x21:  # !
             if starts(&t, i + 2, b"--"):
                 i = comment_end(&t, i + 4)
-            elif depth and starts(&t, i + 2, b"[CDATA["):
+            elif r.depth and starts(&t, i + 2, b"[CDATA["):
                 i = i + 9
                 while True:
                     i = find(&t, 0x5D, i)
@@ -384,4 +473,4 @@ def scan(str text, bint foreign, Py_ssize_t start=0):
             i += 1
         else:
             i += 1
-    return best, where, saw
+    return best, where, r.saw, r.event

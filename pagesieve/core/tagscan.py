@@ -16,16 +16,44 @@ through (their quoted values hide a ``>`` too) but their attributes are not coun
 drop them without comparing); a tag cut off by the end of the page is no tag. ``<noscript>``'s
 content is counted as markup: libxml2 and lexbor (scripting off) both parse it so.
 
-Two readings are counted and the larger is the answer. libxml2 reads every page without SVG or
-MathML: the raw-text elements above are raw text wherever they are. A browser, and lexbor when a
-page is read again the HTML5 way, reads ``<style>`` or ``<script>`` inside ``<svg>``/``<math>`` as
-markup and ``<![CDATA[...]]>`` there as text; the second reading (run only when the first met an
-``<svg>`` or ``<math>`` start tag: before one the two are the same) keeps a depth of open
-``svg``/``math`` start tags, less their end tags, and honours the raw-text elements only at depth 0
-(it starts at that first tag: before it, it is the first reading).
-What neither reading follows is the tree builder's insertion modes (a ``<style>`` a browser ignores
-inside ``<select>`` is raw text here): a page built on such a difference can hide a long tag from
-the count, and is then bounded by the worker's time limit, as every page was before.
+Two readings are counted, on some pages three, and the largest is the answer. libxml2
+(:data:`LIBXML2`) reads every page without SVG or MathML and without the tree builder's insertion
+modes: the raw-text elements above are raw text wherever they are. A browser, and lexbor when a page
+is read again the HTML5 way (:data:`BROWSER`), reads ``<style>`` or ``<script>`` inside
+``<svg>``/``<math>`` as markup and ``<![CDATA[...]]>`` there as text; the second reading (run only
+when the first met an ``<svg>`` or ``<math>`` start tag: before one the two are the same) keeps a
+depth of open ``svg``/``math`` start tags, less their end tags, and honours the raw-text elements only
+at depth 0 (it starts at that first tag: before it, it is the first reading).
+
+A browser's tree builder also ignores some start tags in some insertion modes (WHATWG HTML §13.2.6.4),
+and a raw-text start tag it ignores leaves its tokenizer reading markup:
+
+* in a frameset (the "in frameset", "after frameset" and "after after frameset" modes) every start tag
+  but ``frameset``, ``frame`` and ``noframes`` is ignored: only ``<noframes>`` is raw text there, and
+  ``<svg>``/``<math>`` open nothing. lexbor follows it: a ``<frameset><style>`` then a tag of 20,000
+  attributes cost it 1.2 s (libxml2, reading the style's text, nothing).
+* before the standard relaxed the parsing of ``<select>`` (lexbor follows the relaxed rules, where
+  a select's content is read as any other; older browsers the old ones), the "in select" mode
+  ignored every start tag but ``option``, ``optgroup``, ``hr``, ``select``, ``input``, ``keygen``,
+  ``textarea``, ``script`` and ``template``: among them ``style``, ``title``, ``xmp``, ``iframe``,
+  ``noembed``, ``noframes``, ``plaintext``, ``svg`` and ``math`` (:data:`IGNORED_IN_SELECT`).
+  ``<script>`` stays raw text, and ``<textarea>`` closes the select before it is read as RCDATA.
+  Elsewhere (in a table, a head, a template, after the body) each raw-text start tag is honoured.
+
+The third reading (:data:`MODES`) is the browser's with these modes. A ``<frameset>`` start tag, outside a
+``<template>`` (where lexbor ignores it), puts it in a frameset for the rest of the page. A ``<select>``
+start tag at depth 0 opens a select, closed by ``</select>``, a second ``<select>``, an ``<input>``,
+``<keygen>`` or ``<textarea>`` (:data:`CLOSE_SELECT`); in it, outside the ``<template>`` elements
+opened in it, the tags above are ignored. It is run, from the start of the page, only when one of the other
+readings met a ``<frameset>`` start tag or, in a select they saw open the same way, a tag it ignores
+(or a ``<template>``): until then the modes' reading is the browser's. None of the 181 pages of the
+scrapinghub corpus needs it. It is wider than a browser in two ways, which make it read more as
+markup: it takes every such ``<frameset>`` (a browser only one met before the page's first text,
+image or table, and inside SVG or MathML only after a tag that leaves them), and keeps a select open
+at a table's tags (the old "in select in table" mode closed it). What no reading follows — a ``<frameset>`` a browser
+ignores, then raw text hiding a later one it honours; the tree builder's way out of foreign content
+before ``</svg>`` — can still hide a long tag from the count, and such a page is then bounded by the
+worker's time limit, as every page was before.
 
 Beside the count, the same reading answers what the parse needs to know before it starts: where each
 ``<noscript>``'s content ends for a browser (:func:`noscript_regions`), whether a piece of markup ends
@@ -48,6 +76,18 @@ from pagesieve.core import measure
 RAW_TEXT = ("style", "xmp", "iframe", "noembed", "noframes", "title", "textarea")
 #: Elements whose start tag opens foreign content (SVG, MathML) in a browser.
 FOREIGN = ("svg", "math")
+#: The readings of a page (see the module doc): libxml2's, a browser's (and lexbor's), and a browser's
+#: that follows the tree builder's frameset and (older) select modes.
+LIBXML2, BROWSER, MODES = 0, 1, 2
+#: Start tags that the tree builder's older "in select" mode ignores (WHATWG HTML §13.2.6.4.16 before
+#: the select parser was relaxed): raw-text and RCDATA elements but ``script`` and ``textarea``, and
+#: SVG, MathML and ``frameset``. What follows such a tag is markup there.
+IGNORED_IN_SELECT = frozenset(("style", "xmp", "iframe", "noembed", "noframes", "title", "plaintext", "svg", "math",
+                               "frameset"))
+#: Start tags that close an open ``<select>`` in that mode (a second ``<select>`` too).
+CLOSE_SELECT = frozenset(("select", "input", "keygen", "textarea"))
+#: Every tag name a reading acts on.
+_WATCHED = frozenset((*RAW_TEXT, *FOREIGN, *CLOSE_SELECT, "script", "plaintext", "frameset", "template"))
 
 _SPACE = "\t\n\f\r "
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -65,67 +105,135 @@ _SCRIPT_TOKEN = re.compile(r"<!--|-->|<(/?)script(?=[\t\n\f\r />])", re.I | re.A
 _BEFORE_NAME, _AFTER_NAME, _BEFORE_VALUE, _AFTER_QUOTED, _SELF_CLOSING = range(5)
 
 
-def py_scan(text: str, foreign: bool, start: int = 0) -> tuple[int, int, int]:
+class _Reading:
+    """Where one reading of :func:`py_scan` stands in the tree builder's modes (the compiled scan keeps
+    the same fields in a C struct)."""
+
+    __slots__ = ("reading", "depth", "saw", "event", "select", "select_templates", "templates", "frameset")
+
+    def __init__(self, reading: int) -> None:
+        self.reading = reading
+        self.depth = 0  # open <svg>/<math> start tags less their end tags (the browser's readings)
+        self.saw = -1  # the first start tag that opens SVG or MathML
+        self.event = -1  # the first tag after which the insertion modes' reading may differ from this one
+        self.select = False  # a <select> is open (at depth 0)
+        self.select_templates = 0  # <template>s opened since, not yet closed (MODES)
+        self.templates = 0  # <template>s open (at depth 0; MODES)
+        self.frameset = False  # in frameset (MODES): every raw-text start tag but <noframes> is ignored
+
+    def start_tag(self, text: str, name: str, i: int, end: int, self_closing: bool, n: int) -> int:
+        """After the start tag ``name`` (its ``<`` at ``i``, its ``>`` before ``end``): where markup
+        starts again (see :func:`_raw_text_end`), the modes brought up to date."""
+        modes = self.reading == MODES
+        if self.frameset:
+            return _raw_text_end(text, name, end, n) if name == "noframes" else end
+        if self.select and self.depth == 0:
+            if name in IGNORED_IN_SELECT or name == "template":
+                if not modes:
+                    self.event = i if self.event < 0 else self.event
+                elif name == "template":
+                    self.templates += 1
+                    self.select_templates += 1
+                    return end
+                elif not self.select_templates:
+                    return end  # ignored: what follows is markup
+            elif name in CLOSE_SELECT and not self.select_templates:
+                self.select = False
+                if name == "select":
+                    return end
+        elif name == "select" and self.depth == 0:
+            self.select, self.select_templates = True, 0
+            return end
+        if name == "frameset":
+            if not modes:
+                self.event = i if self.event < 0 else self.event
+            elif not self.templates:
+                self.frameset, self.depth = True, 0
+            return end
+        if name == "template":
+            self.templates += modes and self.depth == 0
+            return end
+        if name in FOREIGN:
+            if self.saw < 0:
+                self.saw = i
+            if self.reading and not self_closing:
+                self.depth += 1
+            return end
+        return _raw_text_end(text, name, end, n) if self.depth == 0 else end
+
+    def end_tag(self, name: str) -> None:
+        """The end tag ``name``: an open ``<svg>``/``<math>``, ``<select>`` or ``<template>`` closes."""
+        if self.depth:
+            self.depth -= name in FOREIGN
+        elif name == "select":
+            self.select = self.select and self.select_templates > 0
+        elif name == "template" and self.templates:
+            self.templates -= 1
+            if self.select_templates:
+                self.select_templates -= 1
+            else:
+                self.select = False  # the <select> was opened inside that template
+
+
+def py_scan(text: str, reading: int, start: int = 0) -> tuple[int, int, int, int]:
     """(most attributes on one start tag, the offset of its ``<`` (the first such tag; -1 when no
-    tag has one), the offset of the first start tag that opens SVG or MathML, or -1) for one reading
-    of ``text`` from ``start`` (where the data state is): ``foreign`` the browser's (see the module
-    doc), else libxml2's."""
+    tag has one), the offset of the first start tag that opens SVG or MathML or -1, the offset of the
+    first tag after which the :data:`MODES` reading may differ from this one or -1) for one reading
+    of ``text`` from ``start`` (where the data state is, no element open): :data:`LIBXML2`,
+    :data:`BROWSER` or :data:`MODES` (see the module doc)."""
     n = len(text)
-    best, at, saw, depth = 0, -1, -1, 0
+    best, at = 0, -1
+    state = _Reading(reading)
     no_close_from = n + 1  # no "-->" at or after this offset (a search that failed is not repeated)
     i = start
     while True:
         i = text.find("<", i)
         if i < 0 or i + 1 >= n:
-            return best, at, saw
+            break
         c = text[i + 1]
         if c in _ASCII_LETTERS:  # a start tag
             j = _past(_TAG_NAME, text, i + 2)
             end, count, self_closing = _tag(text, j, n, _AFTER_QUOTED)
             if end < 0:
-                return best, at, saw
+                break
             if count > best:
                 best, at = count, i
             name = _name(text, i + 1, j)
-            if name in FOREIGN:
-                if saw < 0:
-                    saw = i
-                if foreign and not self_closing:
-                    depth += 1
-            elif depth == 0 and name:
-                end = _raw_text_end(text, name, end, n)
+            if name in _WATCHED:
+                end = state.start_tag(text, name, i, end, self_closing, n)
                 if end < 0:
-                    return best, at, saw
+                    break
             i = end
         elif c == "/":
             if i + 2 >= n:
-                return best, at, saw
+                break
             if text[i + 2] in _ASCII_LETTERS:  # an end tag: read through, not counted
                 j = _past(_TAG_NAME, text, i + 3)
                 end = _tag(text, j, n, _AFTER_QUOTED)[0]
                 if end < 0:
-                    return best, at, saw
-                if depth and _name(text, i + 2, j) in FOREIGN:
-                    depth -= 1
+                    break
+                if state.depth or state.select or state.templates:
+                    state.end_tag(_name(text, i + 2, j))
                 i = end
             elif text[i + 2] == ">":
                 i += 3
             else:  # a bogus comment, to the next >
                 i = text.find(">", i + 2)
                 if i < 0:
-                    return best, at, saw
+                    break
                 i += 1
         elif c == "!":
-            i, no_close_from = _declaration_end(text, i, n, depth > 0, no_close_from)
+            i, no_close_from = _declaration_end(text, i, n, state.depth > 0, no_close_from)
             if i < 0:
-                return best, at, saw
+                break
         elif c == "?":
             i = text.find(">", i + 2)
             if i < 0:
-                return best, at, saw
+                break
             i += 1
         else:
             i += 1
+    return best, at, state.saw, state.event
 
 
 #: The end of a ``<noscript>``'s content as a browser with scripting on reads it (raw text): ``</noscript``
@@ -435,9 +543,14 @@ def most_attributes(text: str) -> tuple[int, int]:
     """(most attributes on one start tag of ``text``, the offset of that tag's ``<``, -1 when no tag
     has any), the larger of the two readings (see the module doc)."""
     scan = _SCAN
-    best, at, saw = scan(text, False, 0)
+    best, at, saw, event = scan(text, LIBXML2, 0)
     if saw >= 0:  # the browser's reading differs from the first <svg> or <math> on
-        other, where, _ = scan(text, True, saw)
+        other, where, _, later = scan(text, BROWSER, saw)
+        if other > best:
+            best, at = other, where
+        event = event if event >= 0 else later
+    if event >= 0:  # a <frameset>, or a tag a <select> may ignore: the modes' reading, from the start
+        other, where, _, _ = scan(text, MODES, 0)
         if other > best:
             best, at = other, where
     return best, at

@@ -16,7 +16,9 @@ proxy then serves it as it is) — never a silently shortened tree:
   unclosed ``<div>`` is dropped, and everything after it ends up inside the button. When its
   error log shows such an end tag (one that HTML5's tree builder closes through open elements),
   the page is parsed again by an HTML5 tree builder (lexbor, through selectolax) and its
-  serialisation, which is then well nested, read into lxml.
+  serialisation, which is then well nested, read into lxml. libxml2 reports only a page's first
+  100 errors, so a page whose log is that full is read the HTML5 way too: its harmless errors
+  (stray end tags, say) may have pushed that one out (1 page of the 181 of the scrapinghub corpus).
 * HTML5's void elements that HTML4 did not have (``<embed>``, ``<source>``, ``<track>``, ``<wbr>``…)
   are containers to libxml2: what follows one becomes its content, and a filter removing the
   element would take it along. Their content is put back after them, where a browser has it.
@@ -470,7 +472,11 @@ def _close_runaway_title(text: str) -> str:
 
 
 def _needs_html5(error_log) -> bool:
-    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured."""
+    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured, or may have:
+    its log is full (:func:`pagesieve.engine.noscript.log_full`), and a page of harmless errors (stray
+    end tags, say) can push the one that says so past the errors libxml2 reports."""
+    if noscript.log_full(error_log):
+        return True
     for entry in error_log:
         if entry.type == etree.ErrorTypes.ERR_TAG_NAME_MISMATCH:
             m = _MISMATCH.search(entry.message)

@@ -76,9 +76,18 @@ def broken_regions(text: str) -> list[tuple[int, int, int]]:
             if b < n and (_TAG.search(text, a, b) is not None or _hides_end(text, a, b))]
 
 
-#: How many of a page's errors the parser's log keeps (the first 100, measured with lxml 6.1 over libxml2
-#: 2.14; the rest go unsaid). A log this full may have left out the one that says a ``</noscript>`` was dropped.
+#: How many of a page's errors the parser's log keeps: libxml2 reports the first 100 errors of a parse and
+#: then none but a first fatal one (``XML_MAX_ERRORS`` in its ``parserInternals.c``, checked in
+#: ``xmlCtxtVErr``; the same with lxml 6.1 over libxml2 2.14 here). A log this full may have left out the
+#: error that matters: that a ``</noscript>`` was dropped, or another end tag
+#: (:func:`pagesieve.engine.document.parse` reads such a page with the HTML5 tree builder).
 REPORTED_ERRORS = 100
+
+
+def log_full(error_log) -> bool:
+    """Whether the parser's log holds as many errors as libxml2 reports (:data:`REPORTED_ERRORS`):
+    any error after those went unsaid, so the log cannot tell that an end tag was not dropped."""
+    return len(error_log) >= REPORTED_ERRORS
 
 
 def end_dropped(error_log) -> bool:
@@ -86,7 +95,7 @@ def end_dropped(error_log) -> bool:
     may have: its log is full (a page of tag soup), and the error that would say so came too late to
     be reported. Emptying such a page's closed regions costs a second parse and reads them as a
     browser does either way."""
-    return len(error_log) >= REPORTED_ERRORS or any(_DROPPED_END.search(entry.message) for entry in error_log)
+    return log_full(error_log) or any(_DROPPED_END.search(entry.message) for entry in error_log)
 
 
 def closed_regions(text: str) -> list[tuple[int, int, int]]:
