@@ -120,6 +120,23 @@ def test_caption_without_entities_cannot_be_judged_and_is_kept():
     assert by_id(page, "shoes") is None
 
 
+@pytest.mark.parametrize("caption", ["Photographer: Leonard Frank.", "Photo credit: Jonathan Miller on Flickr",
+                                     "(AP Photo/Evan Vucci)", "© Getty Images / Jonathan Miller"])
+def test_a_credit_names_who_took_the_picture_not_what_it_shows(caption):
+    # a historical photo page credits each photo to its photographer: the names say nothing of the subject
+    page, state, _ = run(page_with(caption))
+    entry = decisions(state)["img#shoes"]
+    assert by_id(page, "shoes") is not None and entry["action"] == "keep", entry
+    assert entry["reason"] == "caption has no named entity; similarity cannot be measured"
+
+
+def test_a_caption_keeps_its_subject_when_its_credit_goes():
+    page, state, _ = run(page_with("Nike and Adidas running shoes at Foot Locker. Photo: Jonathan Miller"))
+    assert by_id(page, "shoes") is None  # the subject is still unrelated to the story
+    entry = decisions(state)["a#shop"]
+    assert entry["measured"]["caption_entities"] and "jonathan miller" not in entry["measured"]["caption_entities"]
+
+
 @pytest.mark.parametrize("markup, caption", [
     # first parent block's text + figcaption (outside that block) + alt + title, each once
     ('<figure id=f><div><img id=i src=x.jpg alt="Nike shoes" title="Adidas"></div>'
