@@ -662,6 +662,22 @@ def test_a_rotator_of_testimonials_is_text_but_a_gallery_label_is_not():
     assert [img.get("src") for img in pics.iter("img")] == ["a.jpg"] and not pics.text_content().strip()
 
 
+def test_a_carousel_of_feature_cards_is_text_beside_its_pictures():
+    # a laptop's product page shows its features as slides, each a picture beside a paragraph: the
+    # paragraphs are the product's description, not captions (only the pictures were left)
+    feature = ("Enjoy robust performance driven by the latest processor, with dedicated engines that boost "
+               "productivity while the advanced thermal system keeps it cool and quiet. Opt for discrete "
+               "graphics to work on large models, and a bright display to see every detail of them, "
+               "indoors or out, all day long. ")
+    slides = "".join(f"<div class='feature-gallery content-left' id=f{i}><img src=f{i}.jpg alt='feature {i}'>"
+                     f"<div class=gallery-content><h3>Feature {i}</h3><p>{feature}</p></div></div>" for i in range(3))
+    page, _, _ = run_filter("main_content", f"""<html><body><div id=main>{para(8, "p1")}
+      {slides}{para(8, "p2")}</div></body></html>""")
+    for i in range(3):
+        card = page.root.get_element_by_id(f"f{i}")
+        assert "thermal system" in card.text_content() and len(list(card.iter("img"))) == 1
+
+
 def test_a_gallery_keeps_its_story_pictures_once_and_drops_controls_teasers_and_thumbnails():
     page, state, _ = run_filter("main_content", f"""<html><body><div id=main>{para(4, "p1")}
       <div id=car class="carousel slide"><div class=carousel-inner>

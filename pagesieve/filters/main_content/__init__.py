@@ -34,7 +34,7 @@ Sources (each threshold's doc names its own):
   navigation and dialog roles; blocks named like bylines, dates, share bars, related lists, comments,
   newsletters, ads (``BOILERPLATE``); short blocks that are only a label ("Advertisement",
   "Read more"); image captions, credits and galleries (``captions``; the images stay; a "slideshow"
-  of prose without images — testimonials — is text); headings that repeat the page title
+  of prose — testimonials, feature cards, with or without their pictures — is text); headings that repeat the page title
   (``title_overlap``); lists, tables and divisions with fewer than ``clean_max_commas`` commas whose
   link density is above ``clean_link_density`` (``clean_link_density_positive`` when their names say
   "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence);
