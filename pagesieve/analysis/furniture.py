@@ -16,6 +16,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
+from pagesieve.core.measure import elements_with
 
 #: Class/id words of page furniture: blocks so named never count as main content here ("widget" only
 #: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
@@ -25,6 +26,9 @@ CONTROL = r"(?![_-]*(?:btn|button|arrow|toggle|control)s?(?![a-z]))"
 FURNITURE = re.compile(r"(?:nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|"
                        r"mega|recommend|popular|trending|promo|subscribe|newsletter|cookie|consent)" + CONTROL, re.I)
 FURNITURE_NAMES = dom.NamePattern(FURNITURE)
+#: The attributes :func:`furniture_block` reads: an element without any of them (and not of a furniture tag) is
+#: no block.
+BLOCK_ATTRS = ("role", "class", "id")
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
 #: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
@@ -99,7 +103,9 @@ def furniture_of(body: HtmlElement, stats: dict | None = None, page_share: float
     a menu)."""
     block = furniture_block(body, stats, page_share)
     out: set[HtmlElement] = set()
-    for el in body.iter(dom.ELEMENT):
+    # Only an element of a furniture tag, or with a role, class or id, can be a block: the others (most of a
+    # page) are not read in Python at all.
+    for el in elements_with(body, dom.FURNITURE_TAGS, BLOCK_ATTRS):
         if el not in out and block(el):
             out.update(el.iter())
     return out
