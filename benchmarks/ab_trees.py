@@ -10,8 +10,8 @@ chain, then this process hands them the same page in turn, in alternating order 
 pages, after first on odd ones), and waits for each answer: only one of them works at a time, so both
 see the same machine. A worker times the floor (lxml parse + serialize) and then ``Chain.process`` of
 the page, on its CPU clock, best of ``--repeat``, with the entity cache cleared (a page the proxy has
-not seen). Printed per dataset and preset: the per-page ratio to the page's floor (median, p95) and the
-summed chain time over the summed floor, for both trees, and the floors' medians.
+not seen). Printed per dataset and preset: the per-page ratio to the page's floor (the mean of the two
+workers' floors of that page; median, p95) and the summed chain time over the summed floor, for both trees.
 """
 
 from __future__ import annotations
@@ -125,12 +125,15 @@ def main(argv: list[str] | None = None) -> int:
                         a = workers[name].ask(op="page", dataset=dataset, preset=preset, page=i,
                                               repeat=args.repeat, limit=args.limit)
                         runs[name].append((a["chain"], a["floor"]))
-                print(f"== {preset} (load average {os.getloadavg()[0]:.1f} at the end)")
+                # Each page's floor: the mean of the two workers' (the same code, timed twice), so that a
+                # floor one worker happened to time slowly does not tilt one side.
+                floors = [(b[1] + a[1]) / 2 for b, a in zip(runs["before"], runs["after"])]
+                print(f"== {preset} (load average {os.getloadavg()[0]:.1f} at the end; floor median "
+                      f"{statistics.median(floors) * 1000:.2f} ms)")
                 for name, rows in runs.items():
-                    ratios = [c / f for c, f in rows]
+                    ratios = [c / f for (c, _), f in zip(rows, floors)]
                     print(f"   {name:<7} per page median {statistics.median(ratios):6.2f}x  "
-                          f"p95 {percentile(ratios, 0.95):6.2f}x  summed {sum(c for c, _ in rows) / sum(f for _, f in rows):6.2f}x"
-                          f"  floor median {statistics.median(f for _, f in rows) * 1000:5.2f} ms"
+                          f"p95 {percentile(ratios, 0.95):6.2f}x  summed {sum(c for c, _ in rows) / sum(floors):6.2f}x"
                           f"  chain mean {statistics.fmean(c for c, _ in rows) * 1000:6.2f} ms", flush=True)
     finally:
         for w in workers.values():
