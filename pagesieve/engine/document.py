@@ -280,22 +280,30 @@ def clean_text(text: str) -> str:
         # ``<\x01p>`` is text): there it becomes U+FFFD, so dropping it cannot make a tag.
         text = _UNSAFE_IN_TAG.sub(lambda m: m.group(0).translate(_UNSAFE_TO_FFFD), text)
         text = text.translate(_XML_UNSAFE)
-    if "&#" in text:
+    # Pages repeat their references (&#8217; a hundred times): each distinct one is judged once, and the
+    # text is rewritten only when one of them must change.
+    if "&#" in text and any(_replacement(digits) is not None for digits in set(_CHAR_REF.findall(text))):
         text = _CHAR_REF.sub(_safe_reference, text)
     return text
 
 
 def _safe_reference(m: re.Match) -> str:
-    digits = m.group(1)
+    replacement = _replacement(m.group(1))
+    return m.group(0) if replacement is None else replacement
+
+
+def _replacement(digits: str) -> str | None:
+    """What a numeric character reference with these digits (``x1F`` or ``31``) is written as, or None when it
+    stays as it is."""
     try:
         code = int(digits[1:], 16) if digits[0] in "xX" else int(digits)
     except ValueError:
-        return m.group(0)
+        return None
     if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
         return "\ufffd"  # as HTML5 replaces them
     if code in _XML_UNSAFE:  # never "": dropping it could join "&" and "#..." into a new reference
         return _XML_UNSAFE[code] or "\ufffd"
-    return m.group(0)
+    return None
 
 
 def _parse_text(text: str) -> HtmlElement:
