@@ -261,6 +261,30 @@ def test_the_compiled_elements_with_is_the_python_walk(pages):
 
 
 @compiled
+def test_the_compiled_parents_of_is_the_xpath(pages):
+    """The elements with n or more element children, picked in C, are the XPath's and the Python walk's (comments,
+    processing instructions and text count for nothing), from the root or any element, also after the page
+    was changed."""
+    from pagesieve.core import _attrs
+    from pagesieve.core.measure import py_parents_of
+
+    rng = random.Random(13)
+    for data in (ATTRIBUTE_CASES, b"<ul><li>a<!--c--><?p x?><li>b</ul><div><p>1<p>2<!--x--></div>",
+                 *(p.read_bytes() for p in pages)):
+        root = parse(data).root
+        els = [e for e in root.iter() if e is not root and isinstance(e.tag, str)]
+        for round_ in range(2):
+            for top in (root, *rng.sample(els, min(5, len(els)))):
+                for least in (0, 1, 2, 3, 5):
+                    got = _attrs.parents_of(top, least)
+                    assert got == etree.XPath(f"descendant-or-self::*[count(*) >= {least}]")(top), (round_, least)
+                    assert got == py_parents_of(top, least)
+            for el in rng.sample(els, min(20, len(els))):
+                if el.getparent() is not None:
+                    el.getparent().remove(el)
+
+
+@compiled
 def test_the_compiled_paragraph_sums_are_the_python_ones(pages):
     """The article filter's paragraph sums counted in C equal its Python walk's, element for element and
     in the same order, with and without <br> paragraphs, also after the page was changed."""

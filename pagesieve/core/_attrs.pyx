@@ -10,7 +10,9 @@
   accessibility filter's ARIA repairs look at (``filters.accessibility.aria._attr_candidates``);
 * :func:`elements_with`: the elements of some tags or with some attributes, the only ones a test of
   names and roles can pick (``core.measure.elements_with``: page furniture, main_content's unlikely
-  blocks).
+  blocks);
+* :func:`parents_of`: the elements with some number of element children or more (page type detection's
+  candidate parents of repeated items, ``core.measure.parents_of``).
 
 The Python walks ask lxml for every element's attributes as new Python strings (names, values, a tuple
 each) and test them there; about 0.2x the lxml parse+serialise floor each on corpus pages. Here the walk
@@ -383,6 +385,30 @@ def elements_with(top, tags, attrs):
                             break
                 attr = attr.next
             if hit:
+                out.append(cetree.elementFactory(doc, node))
+        node = _next_node(node, c_top)
+    return out
+
+
+def parents_of(top, Py_ssize_t least):
+    """The elements of ``top.iter(etree.Element)`` (``top`` first) with ``least`` or more element children,
+    in document order: ``core.measure.py_parents_of`` (the XPath ``descendant-or-self::*[count(*) >= n]``,
+    which makes libxml2 build a node set of every element's children) in C."""
+    cdef xmlNode* c_top = (<cetree._Element?>top)._c_node
+    cdef cetree._Document doc = (<cetree._Element>top)._doc
+    cdef xmlNode* node = c_top
+    cdef xmlNode* c
+    cdef Py_ssize_t n
+    cdef list out = []
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            n = 0
+            c = node.children
+            while c is not NULL and n < least:
+                if c.type == tree.XML_ELEMENT_NODE:
+                    n += 1
+                c = c.next
+            if n >= least:
                 out.append(cetree.elementFactory(doc, node))
         node = _next_node(node, c_top)
     return out
