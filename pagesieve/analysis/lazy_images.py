@@ -95,6 +95,8 @@ def loadable(el: HtmlElement) -> bool:
 
 def lazy_address(el: HtmlElement) -> tuple[str, str] | None:
     """(``src`` or ``srcset``, value): the address a lazy-loading script would have set, if ``el`` holds one."""
+    if not any(name.startswith("data-") for name in el.keys()):
+        return None  # every attribute read below is a data-* one (most images: src, alt and sizes only)
     for name in LAZY_SRCSET_ATTRS:
         value = (el.get(name) or "").strip()
         if value and not is_placeholder(value.split(",")[0].split()[0]):
