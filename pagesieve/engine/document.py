@@ -562,11 +562,24 @@ def web_label(encoding: str) -> str:
     return name
 
 
+#: The elements that declare a page's encoding, in document order (the definition :func:`charset_metas` keeps to).
+CHARSET_METAS = etree.XPath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
+                            "='content-type']")
+#: XPath's translate(., 'CONTENT-TYPE', 'content-type') (every repeated letter maps alike).
+_CONTENT_TYPE = str.maketrans("CONTENT-TYPE", "content-type")
+
+
+def charset_metas(root: HtmlElement) -> list[HtmlElement]:
+    """:data:`CHARSET_METAS` under ``root``: its ``<meta>`` elements, found by one walk in C that stops at them
+    alone, tested in Python (the XPath's two steps each visit every node of the page)."""
+    return [meta for meta in root.iterdescendants("meta") if meta.get("charset") is not None
+            or (meta.get("http-equiv") or "").translate(_CONTENT_TYPE) == "content-type"]
+
+
 def declare_encoding(page: Page) -> None:
     """Make the page's ``<meta charset>`` state ``page.encoding`` (and only it)."""
     head = page.head
-    for meta in page.root.xpath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
-                                "='content-type']"):  # in the body too: a browser reads the first one
+    for meta in charset_metas(page.root):  # in the body too: a browser reads the first one
         if meta.getparent() is head:
             head.remove(meta)  # with its tail: the line break ours gets again (serialize stays idempotent)
         else:
