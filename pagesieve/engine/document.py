@@ -280,21 +280,14 @@ def clean_text(text: str) -> str:
         # ``<\x01p>`` is text): there it becomes U+FFFD, so dropping it cannot make a tag.
         text = _UNSAFE_IN_TAG.sub(lambda m: m.group(0).translate(_UNSAFE_TO_FFFD), text)
         text = text.translate(_XML_UNSAFE)
-    # Pages repeat their references (&#8217; a hundred times): each distinct one is judged once, and the
-    # text is rewritten only when one of them must change.
+    # Each distinct reference judged once (pages repeat &#8217;), the text rewritten only when one must change.
     if "&#" in text and any(_replacement(digits) is not None for digits in set(_CHAR_REF.findall(text))):
-        text = _CHAR_REF.sub(_safe_reference, text)
+        text = _CHAR_REF.sub(lambda m: _replacement(m.group(1)) or m.group(0), text)
     return text
 
 
-def _safe_reference(m: re.Match) -> str:
-    replacement = _replacement(m.group(1))
-    return m.group(0) if replacement is None else replacement
-
-
 def _replacement(digits: str) -> str | None:
-    """What a numeric character reference with these digits (``x1F`` or ``31``) is written as, or None when it
-    stays as it is."""
+    """What a numeric character reference with these digits (``x1F``, ``31``) is written as; None: as it is."""
     try:
         code = int(digits[1:], 16) if digits[0] in "xX" else int(digits)
     except ValueError:
@@ -562,16 +555,15 @@ def web_label(encoding: str) -> str:
     return name
 
 
-#: The elements that declare a page's encoding, in document order (the definition :func:`charset_metas` keeps to).
+#: The elements that declare a page's encoding, in document order (the definition :func:`charset_metas` keeps to),
+#: and its translate() as a str.translate table (every repeated letter maps alike).
 CHARSET_METAS = etree.XPath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
                             "='content-type']")
-#: XPath's translate(., 'CONTENT-TYPE', 'content-type') (every repeated letter maps alike).
 _CONTENT_TYPE = str.maketrans("CONTENT-TYPE", "content-type")
 
 
 def charset_metas(root: HtmlElement) -> list[HtmlElement]:
-    """:data:`CHARSET_METAS` under ``root``: its ``<meta>`` elements, found by one walk in C that stops at them
-    alone, tested in Python (the XPath's two steps each visit every node of the page)."""
+    """:data:`CHARSET_METAS` under ``root``, from its <meta>s alone (the XPath's two steps visit every node)."""
     return [meta for meta in root.iterdescendants("meta") if meta.get("charset") is not None
             or (meta.get("http-equiv") or "").translate(_CONTENT_TYPE) == "content-type"]
 
