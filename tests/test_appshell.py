@@ -98,3 +98,18 @@ def test_shown_text_reads_a_page_deeper_than_python_recurses():
     body = "<div>word " * 2000 + "<template><p>hidden</p></template>end"
     text = appshell.shown_text(parse(page(body).encode()).root.find("body"))
     assert text.split() == ["word"] * 2000 + ["end"]
+
+
+@pytest.mark.parametrize("body", [
+    "<p>one <b>two</b> three</p><script>var x</script>after<style>p{}</style>tail",
+    "<p>a</p><template><div>hidden <b>deep</b></div>still hidden</template>shown<p>b</p>",
+    "<div>a<template><p>in</p></template><span>b<template>c<i>d</i></template>e</span>f</div>g",
+    "<p>" + "word " * 100 + "</p><p>" + "more " * 100 + "</p>",
+])
+@pytest.mark.parametrize("enough", [1, 5, 200, 10_000])
+def test_shown_chars_counts_the_shown_text_until_enough(body, enough):
+    """The count judge() reads: exact below ``enough``; at or past it once reached (it stops there)."""
+    root = parse(page(body).encode()).root
+    exact = len("".join(appshell.shown_text(root.find("body")).split()))
+    got = appshell.shown_chars(root.find("body"), enough)
+    assert got == exact if exact < enough else exact >= got >= enough

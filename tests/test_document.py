@@ -438,3 +438,17 @@ def test_text_plaintext_starts_is_drawn_as_plaintext_draws_it():
 def test_text_after_a_comment_after_the_body_is_in_the_body(html):
     page = parse(html)
     assert "body text" in " ".join(page.body.itertext())
+
+
+@pytest.mark.parametrize("head", [
+    "<meta charset=utf-8>", "<meta charset>", "<meta http-equiv=Content-Type content='text/html'>",
+    "<meta http-equiv=CONTENT-TYPE>", "<meta http-equiv=' content-type'>", "<meta http-equiv=content-typ>",
+    "<meta http-equiv=\u212acontent-type>", "<meta http-equiv>", "<meta name=charset>",
+])
+def test_charset_metas_is_its_xpath(head):
+    """The <meta> elements that declare the encoding, in the head and the body, as the XPath finds them."""
+    from pagesieve.engine.document import CHARSET_METAS, charset_metas
+
+    root = parse(f"<html><head>{head}<meta charset=x></head><body><p>{head}</p></body></html>".encode()).root
+    assert charset_metas(root) == CHARSET_METAS(root)
+    assert charset_metas(root.find("body")) == CHARSET_METAS(root.find("body"))

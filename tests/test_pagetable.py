@@ -223,6 +223,67 @@ def test_the_compiled_attribute_walks_are_the_python_ones(pages):
                     el.getparent().remove(el)
 
 
+#: (tags, attribute names) as the callers of elements_with ask, and some that catch a wrong name or case.
+ELEMENTS_WITH_ASKS = (
+    (frozenset({"nav", "header", "footer", "aside"}), ("role", "class", "id")),
+    (frozenset({"dialog"}), ("class", "id", "role", "aria-modal")),
+    (frozenset({"dialog"}), ("role", "aria-modal")),
+    (frozenset(), ("CLASS", "data-x", "title")),
+    (frozenset({"{urn:x}nav", "p", "NAV"}), ()),
+)
+
+
+@compiled
+def test_the_compiled_elements_with_is_the_python_walk(pages):
+    """The elements of some tags or with some attributes, picked in C, are those of the Python walk, in the
+    same order, from the root or any element, namespaced tags and attributes included (an attribute is
+    matched by its plain name only, as ``el.get`` does), also after the page was changed."""
+    from pagesieve.core import _attrs
+    from pagesieve.core.measure import py_elements_with
+
+    rng = random.Random(11)
+    for data in (ATTRIBUTE_CASES, *(p.read_bytes() for p in pages)):
+        root = parse(data).root
+        els = [e for e in root.iter() if e is not root and isinstance(e.tag, str)]
+        els[0].set("{urn:x}role", "navigation")  # namespaced: never matched by a plain name
+        etree.SubElement(els[-1], "{urn:x}nav").set("role", "x")
+        for round_ in range(2):
+            for top in (root, *rng.sample(els, min(5, len(els)))):
+                for tags, attrs in ELEMENTS_WITH_ASKS:
+                    got, want = _attrs.elements_with(top, tags, attrs), py_elements_with(top, tags, attrs)
+                    assert got == want and all(a is b for a, b in zip(got, want)), (round_, tags, attrs)
+            for el in rng.sample(els, min(20, len(els))):
+                if el.getparent() is not None:
+                    el.getparent().remove(el)
+    assert _attrs.elements_with(parse(ATTRIBUTE_CASES).root, frozenset(), ("u", "class")) != []
+    with pytest.raises(ValueError, match="at most 8 attribute names"):
+        _attrs.elements_with(root, frozenset(), tuple("abcdefghi"))
+
+
+@compiled
+def test_the_compiled_parents_of_is_the_xpath(pages):
+    """The elements with n or more element children, picked in C, are the XPath's and the Python walk's (comments,
+    processing instructions and text count for nothing), from the root or any element, also after the page
+    was changed."""
+    from pagesieve.core import _attrs
+    from pagesieve.core.measure import py_parents_of
+
+    rng = random.Random(13)
+    for data in (ATTRIBUTE_CASES, b"<ul><li>a<!--c--><?p x?><li>b</ul><div><p>1<p>2<!--x--></div>",
+                 *(p.read_bytes() for p in pages)):
+        root = parse(data).root
+        els = [e for e in root.iter() if e is not root and isinstance(e.tag, str)]
+        for round_ in range(2):
+            for top in (root, *rng.sample(els, min(5, len(els)))):
+                for least in (0, 1, 2, 3, 5):
+                    got = _attrs.parents_of(top, least)
+                    assert got == etree.XPath(f"descendant-or-self::*[count(*) >= {least}]")(top), (round_, least)
+                    assert got == py_parents_of(top, least)
+            for el in rng.sample(els, min(20, len(els))):
+                if el.getparent() is not None:
+                    el.getparent().remove(el)
+
+
 @compiled
 def test_the_compiled_paragraph_sums_are_the_python_ones(pages):
     """The article filter's paragraph sums counted in C equal its Python walk's, element for element and

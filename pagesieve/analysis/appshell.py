@@ -66,7 +66,8 @@ _TEXTS = etree.XPath("descendant::text()[not(parent::script or parent::style or 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether a page is a shell, what its body shows (``chars``) and the signals found."""
+    """Whether a page is a shell, what its body shows (``chars``: counted up to :data:`SHELL_MAX_CHARS`,
+    enough to say that a page is none) and the signals found."""
 
     shell: bool
     chars: int
@@ -97,34 +98,54 @@ def shown_text(body: HtmlElement) -> str:
 
 
 def _walk_text(body: HtmlElement) -> str:
-    """:func:`shown_text` read node by node (a hidden element's subtree skipped whole, its tail kept): a
-    stack of the open elements' child iterators, not recursion, as pages nest deeper than Python recurses."""
-    parts = [body.text or ""]
+    """:func:`shown_text` read node by node (a hidden element's subtree skipped whole, its tail kept)."""
+    return "".join(_shown_pieces(body))
+
+
+def _shown_pieces(body: HtmlElement) -> Iterator[str]:
+    """The pieces of :func:`shown_text` in document order, one text or tail at a time, so that a caller may
+    stop early: a stack of the open elements' child iterators, not recursion, as pages nest deeper than
+    Python recurses."""
+    yield body.text or ""
     stack: list[tuple[Iterator[HtmlElement], HtmlElement | None]] = [(iter(body), None)]
     while stack:
         children, owner = stack[-1]
         for child in children:
             tag = child.tag
             if isinstance(tag, str) and tag not in _HIDDEN:
-                parts.append(child.text or "")
+                yield child.text or ""
                 if len(child):
                     stack.append((iter(child), child))
                     break  # its tail comes after its children
-            parts.append(child.tail or "")
+            yield child.tail or ""
         else:
             stack.pop()
             if owner is not None:
-                parts.append(owner.tail or "")
-    return "".join(parts)
+                yield owner.tail or ""
+
+
+def shown_chars(body: HtmlElement, enough: int) -> int:
+    """The non-space characters of :func:`shown_text`, counted in document order until ``enough`` are
+    found: a page of text is known to be no shell after its first lines, without reading (and joining)
+    all its text. Exact when fewer than ``enough``."""
+    if any(el.tag in _HIDDEN for el in (body, *body.iterancestors())):
+        return 0
+    chars = 0
+    for piece in _shown_pieces(body):
+        if piece:
+            chars += len("".join(piece.split()))  # the count of str.split's non-space characters adds up
+            if chars >= enough:
+                break
+    return chars
 
 
 def judge(root: HtmlElement) -> Verdict:
     """Whether the page of ``root`` (as parsed, before any filter) is a shell its scripts fill in."""
     body = dom.body_of(root)
-    text = shown_text(body)
-    chars = len("".join(text.split()))
+    chars = shown_chars(body, SHELL_MAX_CHARS)
     if chars >= SHELL_MAX_CHARS:
         return Verdict(False, chars)
+    text = shown_text(body)
     scripts = list(root.iter("script"))
     if not scripts:
         return Verdict(False, chars)  # nothing would fill it in: what it shows is the page

@@ -29,10 +29,12 @@ import re
 from lxml import etree
 from lxml.html import HtmlElement
 
-#: Elements whose style attribute sets an opacity of 0 (selected in C; :func:`_first_frame` decides).
-TRANSPARENT = etree.XPath("//*[contains(translate(@style, 'OPACITY', 'opacity'), 'opacity')]")
+#: Elements whose style attribute names an opacity (selected in C; :func:`_first_frame` decides). Written as the
+#: owners of those attributes: libxml2 walks a page's attributes far faster than it tests a predicate on every
+#: element (the same elements, in document order).
+TRANSPARENT = etree.XPath("//@style[contains(translate(., 'OPACITY', 'opacity'), 'opacity')]/..")
 #: Elements the "animate on scroll" library fades in (its style sheet's selectors all start with the attribute).
-ANIMATED_ON_SCROLL = etree.XPath("//*[@data-aos]")
+ANIMATED_ON_SCROLL = etree.XPath("//@data-aos/..")
 _OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*important)?$", re.I)
 _OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
 _STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)

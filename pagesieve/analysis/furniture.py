@@ -16,6 +16,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
+from pagesieve.core.measure import elements_with
 
 #: Class/id words of page furniture: blocks so named never count as main content here ("widget" only
 #: as a word's start: a WordPress "widget widget_text", not Amazon's "celwidget" around every section).
@@ -25,6 +26,9 @@ CONTROL = r"(?![_-]*(?:btn|button|arrow|toggle|control)s?(?![a-z]))"
 FURNITURE = re.compile(r"(?:nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|"
                        r"mega|recommend|popular|trending|promo|subscribe|newsletter|cookie|consent)" + CONTROL, re.I)
 FURNITURE_NAMES = dom.NamePattern(FURNITURE)
+#: The attributes :func:`furniture_block` reads: an element without any of them (and not of a furniture tag) is
+#: no block.
+BLOCK_ATTRS = ("role", "class", "id")
 #: Never furniture by their names (a <body class="has-sidebar"> is still the page).
 CONTENT_TAGS = frozenset({"html", "body", "main", "article"})
 #: An article's (or main's) own <header> and <footer> are parts of it, not page furniture (HTML:
@@ -34,6 +38,9 @@ SECTION_PARTS = frozenset({"header", "footer"})
 #: elements in document order; libxml2 walks attributes far faster than it tests a predicate on every element.
 MAINS = etree.XPath("//main | //@role[.='main']/..")
 ARTICLES = etree.XPath("//article | //@itemprop[.='articleBody']/..")
+#: What :func:`semantic_main` picks its candidates by (then tells them apart as MAINS and ARTICLES do).
+_MAIN_TAGS = frozenset({"main", "article"})
+_MAIN_ATTRS = ("role", "itemprop")
 
 
 def in_landmark(el: HtmlElement, body: HtmlElement) -> bool:
@@ -54,9 +61,12 @@ def in_landmark(el: HtmlElement, body: HtmlElement) -> bool:
 
 def semantic_main(root: HtmlElement) -> HtmlElement | None:
     """The page's one ``<main>`` (or ``role=main``), else its one ``<article>`` (or
-    ``itemprop=articleBody``); None when there is none or several."""
-    for xpath in (MAINS, ARTICLES):
-        found = [el for el in xpath(root) if isinstance(el.tag, str)]
+    ``itemprop=articleBody``); None when there is none or several. :data:`MAINS` and :data:`ARTICLES`,
+    read off one walk in C of the whole document (each XPath walked it twice)."""
+    top = root.getroottree().getroot()
+    candidates = elements_with(top, _MAIN_TAGS, _MAIN_ATTRS)
+    for found in ([el for el in candidates if el.tag == "main" or el.get("role") == "main"],
+                  [el for el in candidates if el.tag == "article" or el.get("itemprop") == "articleBody"]):
         if len(found) == 1:
             return found[0]
     return None
@@ -99,7 +109,9 @@ def furniture_of(body: HtmlElement, stats: dict | None = None, page_share: float
     a menu)."""
     block = furniture_block(body, stats, page_share)
     out: set[HtmlElement] = set()
-    for el in body.iter(dom.ELEMENT):
+    # Only an element of a furniture tag, or with a role, class or id, can be a block: the others (most of a
+    # page) are not read in Python at all.
+    for el in elements_with(body, dom.FURNITURE_TAGS, BLOCK_ATTRS):
         if el not in out and block(el):
             out.update(el.iter())
     return out

@@ -25,6 +25,7 @@ filter's context (``ctx.set_attr``, ``ctx.insert``, ``ctx.remove``): explained a
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -76,7 +77,23 @@ class Result:
 
 def is_placeholder(value: str | None) -> bool:
     """Whether an image address is a stand-in: empty, a tiny ``data:`` image, or a spacer file."""
-    if value is None or not value.strip():
+    if value is None:
+        return True
+    if len(value) > _CACHED_CHARS:
+        return _placeholder(value)
+    return _cached_placeholder(value)
+
+
+#: Addresses up to this long are remembered with their answer (an image's addresses are asked about two or
+#: three times a page, and pages share their spacers); a longer one (an inline image) is judged each time.
+#: The last _CACHED_ADDRESSES of them: a few pages' images.
+_CACHED_CHARS = 1000
+_CACHED_ADDRESSES = 512
+
+
+def _placeholder(value: str) -> bool:
+    """:func:`is_placeholder` of an address (a pure function of the string)."""
+    if not value.strip():
         return True
     v = value.strip()
     if v[:5].lower() == "data:":
@@ -88,6 +105,9 @@ def is_placeholder(value: str | None) -> bool:
     return dom.SPACER_FILE.search(path) is not None or PLACEHOLDER_FILE.search(path) is not None
 
 
+_cached_placeholder = functools.lru_cache(maxsize=_CACHED_ADDRESSES)(_placeholder)
+
+
 def loadable(el: HtmlElement) -> bool:
     """Whether an ``<img>``/``<source>`` has an address a browser loads a picture from without scripts."""
     return not is_placeholder(el.get("src")) or not is_placeholder(el.get("srcset"))
@@ -95,6 +115,8 @@ def loadable(el: HtmlElement) -> bool:
 
 def lazy_address(el: HtmlElement) -> tuple[str, str] | None:
     """(``src`` or ``srcset``, value): the address a lazy-loading script would have set, if ``el`` holds one."""
+    if not any(name.startswith("data-") for name in el.keys()):
+        return None  # every attribute read below is a data-* one (most images: src, alt and sizes only)
     for name in LAZY_SRCSET_ATTRS:
         value = (el.get(name) or "").strip()
         if value and not is_placeholder(value.split(",")[0].split()[0]):

@@ -44,7 +44,7 @@ from lxml.html import HtmlElement
 from pagesieve.analysis.furniture import in_furniture
 from pagesieve.analysis.scan import Scan, meta_keys
 from pagesieve.core import dom
-from pagesieve.core.measure import UNCOUNTED
+from pagesieve.core.measure import UNCOUNTED, parents_of
 
 KINDS = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
@@ -105,7 +105,8 @@ _OG_TYPE = meta_keys(property=("og:type",), name=("og:type",))
 _DOCS_NAV = re.compile(r"(?:^|[\s_-])(?:docs?|toc|table-of-contents|sidebar-nav|doc-nav|api)(?:$|[\s_-])", re.I)
 _SKIP = UNCOUNTED | {"head"}
 #: The blocks that may hold a group of repeated items: elements with MIN_POSTS element children or
-#: more, in document order, picked in C (most of a page's elements have fewer).
+#: more, in document order (most of a page's elements have fewer). The definition; picked by
+#: ``measure.parents_of``, the same elements in one walk in C.
 _PARENTS = etree.XPath(f"descendant-or-self::*[count(*) >= {MIN_POSTS}]")
 
 
@@ -175,7 +176,7 @@ def _repeated_items(body: HtmlElement) -> tuple[int, int, int, HtmlElement | Non
 
     best: tuple = (0, 0, 0, None)
     thread: tuple[int, HtmlElement | None] = (MIN_POSTS - 1, None)
-    for parent in _PARENTS(body):
+    for parent in parents_of(body, MIN_POSTS):
         if parent.tag in _SKIP or is_furniture(parent):
             continue
         groups: dict[tuple, list[HtmlElement]] = defaultdict(list)

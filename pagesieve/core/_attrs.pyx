@@ -7,7 +7,12 @@
   elements with a URL attribute;
 * :func:`script_attributes`: the attributes that may run script (``filters.ignore.script_attributes``);
 * :func:`aria_elements`: the elements with a ``role`` or an ``aria-*`` attribute, which the
-  accessibility filter's ARIA repairs look at (``filters.accessibility.aria._attr_candidates``).
+  accessibility filter's ARIA repairs look at (``filters.accessibility.aria._attr_candidates``);
+* :func:`elements_with`: the elements of some tags or with some attributes, the only ones a test of
+  names and roles can pick (``core.measure.elements_with``: page furniture, main_content's unlikely
+  blocks);
+* :func:`parents_of`: the elements with some number of element children or more (page type detection's
+  candidate parents of repeated items, ``core.measure.parents_of``).
 
 The Python walks ask lxml for every element's attributes as new Python strings (names, values, a tuple
 each) and test them there; about 0.2x the lxml parse+serialise floor each on corpus pages. Here the walk
@@ -331,5 +336,79 @@ def aria_elements(top):
                     out.append(cetree.elementFactory(doc, node))
                     break
                 attr = attr.next
+        node = _next_node(node, c_top)
+    return out
+
+
+#: The most attribute names :func:`elements_with` looks for.
+cdef enum:
+    MAX_NAMES = 8
+
+
+def elements_with(top, tags, attrs):
+    """The elements of ``top.iter(etree.Element)`` (``top`` first) whose tag is in ``tags`` (a set of
+    strings) or that have an attribute without a namespace named in ``attrs`` (a sequence of at most
+    :data:`MAX_NAMES` strings), in document order: ``core.measure.py_elements_with`` in C. Each distinct
+    tag name is looked up in ``tags`` once per walk (libxml2 interns them)."""
+    cdef xmlNode* c_top = (<cetree._Element?>top)._c_node
+    cdef cetree._Document doc = (<cetree._Element>top)._doc
+    cdef xmlNode* node = c_top
+    cdef xmlAttr* attr
+    cdef _Names names = _Names()
+    cdef Slot* slot
+    cdef list keep = [a.encode() for a in attrs]  # the bytes the pointers below point into
+    cdef const char* wanted[MAX_NAMES]
+    cdef Py_ssize_t n = len(keep), k
+    cdef bint hit
+    cdef object tag
+    cdef list out = []
+    if n > MAX_NAMES:
+        raise ValueError(f"at most {MAX_NAMES} attribute names, got {n}")
+    for k in range(n):
+        wanted[k] = <const char*>(<bytes>keep[k])
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if cetree._getNs(node) is not NULL:
+                hit = cetree.namespacedName(node) in tags
+            else:
+                slot = names.find(<const char*>node.name)
+                if slot is NULL:
+                    tag = cetree.namespacedName(node)
+                    slot = names.add(<const char*>node.name, tag, 1 if tag in tags else 0)
+                hit = slot.flags != 0
+            attr = node.properties
+            while not hit and attr is not NULL:
+                if attr.type == tree.XML_ATTRIBUTE_NODE and attr.ns is NULL:
+                    for k in range(n):
+                        if strcmp(<const char*>attr.name, wanted[k]) == 0:
+                            hit = True
+                            break
+                attr = attr.next
+            if hit:
+                out.append(cetree.elementFactory(doc, node))
+        node = _next_node(node, c_top)
+    return out
+
+
+def parents_of(top, Py_ssize_t least):
+    """The elements of ``top.iter(etree.Element)`` (``top`` first) with ``least`` or more element children,
+    in document order: ``core.measure.py_parents_of`` (the XPath ``descendant-or-self::*[count(*) >= n]``,
+    which makes libxml2 build a node set of every element's children) in C."""
+    cdef xmlNode* c_top = (<cetree._Element?>top)._c_node
+    cdef cetree._Document doc = (<cetree._Element>top)._doc
+    cdef xmlNode* node = c_top
+    cdef xmlNode* c
+    cdef Py_ssize_t n
+    cdef list out = []
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            n = 0
+            c = node.children
+            while c is not NULL and n < least:
+                if c.type == tree.XML_ELEMENT_NODE:
+                    n += 1
+                c = c.next
+            if n >= least:
+                out.append(cetree.elementFactory(doc, node))
         node = _next_node(node, c_top)
     return out

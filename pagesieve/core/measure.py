@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from typing import Any
+from typing import Any, Collection, Sequence
 
 from pagesieve.core import dom
 
@@ -270,6 +270,38 @@ ATTRS: Any = _compiled("_attrs")
 PARAGRAPHS: Any = _compiled("_paragraphs")
 #: The compiled page table when it is built, else the pure-Python measurement (same numbers).
 TextMeasure: Any = PAGETABLE.PageTable if PAGETABLE is not None else PyTextMeasure
+
+
+def py_elements_with(top: Any, tags: Collection[str], attrs: Sequence[str]) -> list:
+    """:func:`elements_with` in Python."""
+    return [el for el in top.iter(dom.ELEMENT) if el.tag in tags or any(el.get(a) is not None for a in attrs)]
+
+
+def elements_with(top: Any, tags: Collection[str], attrs: Sequence[str]) -> list:
+    """The elements of ``top.iter(etree.Element)`` (``top`` first) whose tag is in ``tags`` or that have an
+    attribute (without a namespace) named in ``attrs``, in document order. A test of names (class, id)
+    and roles can pick no other element: a caller tests these instead of every element of the page
+    (a page's blocks without any such attribute are most of it), each made a Python object only when
+    picked. In C (``_attrs.elements_with``) where it is built; at most 8 names."""
+    if ATTRS is not None:
+        return ATTRS.elements_with(top, tags, attrs)
+    return py_elements_with(top, tags, attrs)
+
+
+def py_parents_of(top: Any, least: int) -> list:
+    """:func:`parents_of` in Python."""
+    return [el for el in top.iter(dom.ELEMENT) if sum(1 for c in el if isinstance(c.tag, str)) >= least]
+
+
+def parents_of(top: Any, least: int) -> list:
+    """The elements of ``top.iter(etree.Element)`` (``top`` first) with ``least`` or more element children, in
+    document order: the XPath ``descendant-or-self::*[count(*) >= least]``, in C (``_attrs.parents_of``) where
+    it is built (the XPath builds a node set of each element's children: ~0.5 ms a corpus page)."""
+    if ATTRS is not None:
+        return ATTRS.parents_of(top, least)
+    return py_parents_of(top, least)
+
+
 #: Whether the compiled modules are the ones in use (the test run asserts it with PAGESIEVE_REQUIRE_COMPILED=1).
 COMPILED = (TextMeasure is not PyTextMeasure and BLOCKS is not None and TAGSCAN is not None and ATTRS is not None
             and PARAGRAPHS is not None)

@@ -282,22 +282,23 @@ def clean_text(text: str) -> str:
         # ``<\x01p>`` is text): there it becomes U+FFFD, so dropping it cannot make a tag.
         text = _UNSAFE_IN_TAG.sub(lambda m: m.group(0).translate(_UNSAFE_TO_FFFD), text)
         text = text.translate(_XML_UNSAFE)
-    if "&#" in text:
-        text = _CHAR_REF.sub(_safe_reference, text)
+    # Each distinct reference judged once (pages repeat &#8217;), the text rewritten only when one must change.
+    if "&#" in text and any(_replacement(digits) is not None for digits in set(_CHAR_REF.findall(text))):
+        text = _CHAR_REF.sub(lambda m: _replacement(m.group(1)) or m.group(0), text)
     return text
 
 
-def _safe_reference(m: re.Match) -> str:
-    digits = m.group(1)
+def _replacement(digits: str) -> str | None:
+    """What a numeric character reference with these digits (``x1F``, ``31``) is written as; None: as it is."""
     try:
         code = int(digits[1:], 16) if digits[0] in "xX" else int(digits)
     except ValueError:
-        return m.group(0)
+        return None
     if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
         return "\ufffd"  # as HTML5 replaces them
     if code in _XML_UNSAFE:  # never "": dropping it could join "&" and "#..." into a new reference
         return _XML_UNSAFE[code] or "\ufffd"
-    return m.group(0)
+    return None
 
 
 def _parse_text(text: str) -> HtmlElement:
@@ -560,11 +561,23 @@ def web_label(encoding: str) -> str:
     return name
 
 
+#: The elements that declare a page's encoding, in document order (the definition :func:`charset_metas` keeps to),
+#: and its translate() as a str.translate table (every repeated letter maps alike).
+CHARSET_METAS = etree.XPath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
+                            "='content-type']")
+_CONTENT_TYPE = str.maketrans("CONTENT-TYPE", "content-type")
+
+
+def charset_metas(root: HtmlElement) -> list[HtmlElement]:
+    """:data:`CHARSET_METAS` under ``root``, from its <meta>s alone (the XPath's two steps visit every node)."""
+    return [meta for meta in root.iterdescendants("meta") if meta.get("charset") is not None
+            or (meta.get("http-equiv") or "").translate(_CONTENT_TYPE) == "content-type"]
+
+
 def declare_encoding(page: Page) -> None:
     """Make the page's ``<meta charset>`` state ``page.encoding`` (and only it)."""
     head = page.head
-    for meta in page.root.xpath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
-                                "='content-type']"):  # in the body too: a browser reads the first one
+    for meta in charset_metas(page.root):  # in the body too: a browser reads the first one
         if meta.getparent() is head:
             head.remove(meta)  # with its tail: the line break ours gets again (serialize stays idempotent)
         else:

@@ -44,6 +44,46 @@ KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','view
                         "='content-security-policy']")
 HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none') or "
                            "contains(translate(@style,'VISIBLTYHDN ','visibltyhdn'),'visibility:hidden')")
+# The two tests above in Python, for the loops that ask them of every <meta> and every styled element: an
+# XPath evaluated on one element costs a few microseconds of set-up, str.translate well under one
+# (tests/filters/test_ignore.py checks both against the XPaths).
+
+
+def _translate(source: str, target: str) -> dict[int, str | None]:
+    """XPath's ``translate(., source, target)`` as a ``str.translate`` table: each character of ``source``
+    becomes the one at the place of its first occurrence in ``target``, or is dropped past its end."""
+    table: dict[int, str | None] = {}
+    for i, ch in enumerate(source):
+        table.setdefault(ord(ch), target[i] if i < len(target) else None)
+    return table
+
+
+_VIEWPORT = _translate("VIEWPORT", "viewport")
+_COLOR_SCHEME = _translate("COLRSHEM", "colrshem")
+_CONTENT_TYPE = _translate("CONTENT-TYPE", "content-type")
+_POLICY = _translate("CONTENT-SECURITYPOLICY", "content-securitypolicy")
+_DISPLAY = _translate("DISPLAYNOE ", "displaynoe")
+_VISIBILITY = _translate("VISIBLTYHDN ", "visibltyhdn")
+
+
+def kept_meta(meta: HtmlElement) -> bool:
+    """:data:`KEPT_META` of a ``<meta>``."""
+    if meta.get("charset") is not None:
+        return True
+    name = meta.get("name")
+    if name is not None and (name.translate(_VIEWPORT) == "viewport"
+                             or name.translate(_COLOR_SCHEME) == "color-scheme"):
+        return True
+    equiv = meta.get("http-equiv")
+    return equiv is not None and (equiv.translate(_CONTENT_TYPE) == "content-type"
+                                  or equiv.translate(_POLICY) == "content-security-policy")
+
+
+def hidden_style(style: str) -> bool:
+    """:data:`HIDDEN_STYLE` of an element whose style attribute is ``style``."""
+    return "display:none" in style.translate(_DISPLAY) or "visibility:hidden" in style.translate(_VISIBILITY)
+
+
 #: Attributes that may run script: handlers, srcdoc, and any value holding a script or data URL
 #: (selected in C; :func:`_runs_script` decides on each).
 SCRIPT_ATTRIBUTES = etree.XPath(
@@ -374,7 +414,7 @@ class IgnoreFilter(Filter):
                         counts["link[rel=stylesheet]"] = counts.get("link[rel=stylesheet]", 0) + 1
         if s.meta:
             for meta in list(root.iter("meta")):
-                if not KEPT_META(meta) and ctx.remove(meta, "<meta> is ignored", explain=False):
+                if not kept_meta(meta) and ctx.remove(meta, "<meta> is ignored", explain=False):
                     counts["meta"] = counts.get("meta", 0) + 1
         if s.style_attributes:
             self._style_attributes(root, ctx)
@@ -399,8 +439,9 @@ class IgnoreFilter(Filter):
         without a size of its own gets its drawing's size (:func:`_size_icons`)."""
         tags = self.settings.style_attribute_tags
         for node in list(root.iter() if "*" in tags else root.iter(*tags)):
-            if node.get("style") is not None:
-                if HIDDEN_STYLE(node):
+            style = node.get("style")
+            if style is not None:
+                if hidden_style(style):
                     ctx.set_attr(node, "hidden", "")
                 style = node.get("style")
                 kept = ";".join(d for d in (_colours(style), _folded(style), _icon_box(style)) if d)

@@ -57,6 +57,8 @@ from pagesieve.filters.base import Filter
 #: The class of the section, for style sheets and for tests.
 SECTION_CLASS = "pagesieve-removed-links"
 _WORDY = re.compile(r"\w", re.U)
+#: The addresses of the page's links (``<a href>``, an empty one too), as plain strings.
+_HREFS = etree.XPath("descendant-or-self::a/@href", smart_strings=False)
 
 
 def link_key(href: str, base: str | None) -> str:
@@ -150,15 +152,20 @@ class RemovedLinksFilter(Filter):
                 got = keys[href] = link_key(href, base)
             return got
 
-        present = ({key_of(a.get("href") or "") for a in page.root.iter("a") if a.get("href") is not None}
-                   if s.skip_present else set())
+        # Each distinct address on the page once: pages repeat theirs (menus, a story's links at its top
+        # and bottom), and a set of the strings read in C is cheaper than a lookup per link.
+        present = {key_of(href) for href in set(_HREFS(page.root))} if s.skip_present else set()
         texts: dict[str, str] = {}  # address -> its first text with a word in it, in page order
         order: list[tuple[str, str]] = []
         furniture_only: dict[str, bool] = {}  # address -> every removed link to it was in page furniture
         in_furniture = ctx.state.removed_in_furniture
         unsafe = 0
+        safe: dict[str, bool] = {}  # href -> dom.is_safe_url(href)
         for position, href, text in sorted(removed, key=lambda item: item[0]):
-            if not dom.is_safe_url(href):
+            ok = safe.get(href)
+            if ok is None:
+                ok = safe[href] = dom.is_safe_url(href)
+            if not ok:
                 unsafe += 1
                 continue
             key = key_of(href)

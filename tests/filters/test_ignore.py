@@ -292,3 +292,42 @@ def test_a_piece_streamed_inside_another_piece_is_moved_too():
     assert page.root.find(".//template") is None and page.root.find(".//div[@hidden]") is None
     assert page.root.find(".//*[@class='pulse']") is None
     assert sum(e["action"] == "reveal" for e in state.record) == 3
+
+
+#: <meta> and style attributes on both sides of the tests, with the cases a translate table gets wrong: letters
+#: outside the mapped ones, a space XPath's translate drops, a non-ASCII look-alike (the Kelvin sign).
+META_CASES = ("<meta charset=x>", "<meta charset>", "<meta name=VIEWPORT>", "<meta name=ViewPort>",
+              "<meta name=' viewport'>", "<meta name=viewports>", "<meta name=Color-Scheme>",
+              "<meta name=COLOR-SCHEME>", "<meta name=color_scheme>", "<meta name=description>", "<meta>",
+              "<meta http-equiv=Content-Type>", "<meta http-equiv=CONTENT-TYPE>", "<meta http-equiv=content-typ>",
+              "<meta http-equiv=Content-Security-Policy>", "<meta http-equiv=refresh>",
+              "<meta http-equiv='content-security-policy '>", "<meta name=viewport http-equiv=x>",
+              "<meta name=\u212aviewport>", "<meta http-equiv=\u212acontent-type>")
+STYLE_CASES = ("display:none", "DISPLAY : NONE", "display: none !important", "Display:None", "displaynone",
+               "visibility:hidden", "VISIBILITY: HIDDEN", "visibility :hidden;color:red", "visibility:visible",
+               "dis play:no ne", "display:\u212anone", "", "color:red", "DISPLAY:NONE", "display:block")
+
+
+def test_kept_meta_and_hidden_style_are_the_xpaths():
+    """ignore's loops test each <meta> and styled element in Python; the answers are the XPaths' (which
+    stay the definition), on the cases above and on every <meta> and style attribute of the corpus pages."""
+    from lxml import etree
+
+    from pagesieve.engine.document import parse
+    from pagesieve.filters.ignore import HIDDEN_STYLE, KEPT_META, hidden_style, kept_meta
+    from tests.conftest import EXTRACTION
+
+    head = parse(("<html><head>" + "".join(META_CASES) + "</head><body>"
+                  + "".join(f"<p style='{s}'>x</p>" for s in STYLE_CASES) + "</body></html>").encode()).root
+    roots = [head] + [parse(p.read_bytes()).root for p in sorted(EXTRACTION.glob("*/pages/*.html"))[::7]]
+    metas = styled = 0
+    for root in roots:
+        for meta in root.iter("meta"):
+            assert kept_meta(meta) is bool(KEPT_META(meta)), etree.tostring(meta)
+            metas += 1
+        for el in root.iter():
+            if isinstance(el.tag, str) and el.get("style") is not None:
+                assert hidden_style(el.get("style")) is HIDDEN_STYLE(el), el.get("style")
+                styled += 1
+    assert sum(kept_meta(m) for m in head.iter("meta")) == 10
+    assert sum(hidden_style(s) for s in STYLE_CASES) == 8 and metas > 100 and styled > 1000

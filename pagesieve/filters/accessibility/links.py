@@ -60,6 +60,10 @@ def _links(body: HtmlElement, ctx, limit: int, scripts_gone: bool) -> None:
     for a in body.iter("a"):
         if a.get("href") is None:
             continue
+        if not len(a):  # most links: their own words, no image in them (what the test below finds, read at once)
+            own = a.text
+            if own and not own.isspace() and (a.get("aria-hidden") or "").strip().lower() != "true":
+                continue
         text = dom.text_of(a)
         imgs = list(a.iter("img"))
         if text and (a.get("aria-hidden") or "").strip().lower() != "true":

@@ -13,6 +13,7 @@ from lxml.html import HtmlElement
 from pagesieve.analysis.headline import BYLINE_CLASS, HEADLINE_CLASS, same_words
 from pagesieve.analysis.pictures import in_control, story_picture
 from pagesieve.core import dom
+from pagesieve.core.measure import elements_with
 from pagesieve.filters.main_content.common import (
     BOILERPLATE,
     BOILERPLATE_NAMES,
@@ -337,8 +338,10 @@ def reveal_tab_panels(chosen, ctx) -> None:
     for block in chosen:
         if not ctx.in_document(block):
             continue
-        for panel in [el for el in block.iter() if isinstance(el.tag, str) and is_folded(el)]:
-            if panel.get("hidden") is not None or (panel.get("aria-hidden") or "").strip().lower() == "true":
+        # Only a hidden one is shown: the elements with either attribute, picked in C, are the only ones
+        # whose names are read (every element's were, for the few panels a page hides).
+        for panel in [el for el in elements_with(block, _NO_TAGS, _HIDING_ATTRS) if _hidden_attr(el) and is_folded(el)]:
+            if _hidden_attr(panel):
                 ctx.set_attr(panel, "hidden", None)
                 ctx.set_attr(panel, "aria-hidden", None)
                 if "none" in (panel.get("style") or "").replace(" ", "").lower():
@@ -347,9 +350,25 @@ def reveal_tab_panels(chosen, ctx) -> None:
                                           "scripts no tab or question can show it")
 
 
-def _in_panel(el: HtmlElement) -> bool:
-    """Inside a tab panel or folded answer: alternative views (one language's steps in each tab) repeat by design."""
-    return any(is_folded(a) for a in el.iterancestors())
+def _hidden_attr(el: HtmlElement) -> bool:
+    """Hidden by its ``hidden`` attribute or by ``aria-hidden="true"``."""
+    return el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true"
+
+
+_NO_TAGS: frozenset[str] = frozenset()
+_HIDING_ATTRS = ("hidden", "aria-hidden")
+
+
+def _in_panel(el: HtmlElement, folded: dict[HtmlElement, bool]) -> bool:
+    """Inside a tab panel or folded answer: alternative views (one language's steps in each tab) repeat by design.
+    ``folded``: :func:`is_folded` of the ancestors asked before (the copies of a page share theirs)."""
+    for a in el.iterancestors():
+        got = folded.get(a)
+        if got is None:
+            got = folded[a] = is_folded(a)
+        if got:
+            return True
+    return False
 
 
 def _place(el: HtmlElement) -> tuple:
@@ -375,6 +394,7 @@ def drop_copies(chosen, st, ctx) -> None:
     for el in blocks:
         by_size[st[el].chars].append(el)
     seen: dict[str, HtmlElement] = {}
+    folded: dict[HtmlElement, bool] = {}
     for el in blocks:  # document order: the first of equal blocks stays
         if len(by_size[st[el].chars]) < 2 or not ctx.in_document(el):
             continue
@@ -382,7 +402,7 @@ def drop_copies(chosen, st, ctx) -> None:
         first = seen.get(text)
         if first is None:
             seen[text] = el
-        elif (_place(el) != _place(first) and not _in_panel(el) and not any(a is first for a in el.iterancestors())
+        elif (_place(el) != _place(first) and not _in_panel(el, folded) and not any(a is first for a in el.iterancestors())
               and not any(a is el for a in first.iterancestors())):
             ctx.remove(el, "a copy of a block above", measured={"chars": st[el].chars},
                        threshold={"copy_min_chars": COPY_MIN_CHARS})

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
-from pagesieve.core.measure import BLOCKS
+from pagesieve.core.measure import BLOCKS, elements_with
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_ROLES,
     FOLDED_NAMES,
@@ -176,20 +176,33 @@ def modal(el: HtmlElement) -> bool:
             or (el.get("aria-modal") or "").strip().lower() == "true")
 
 
+#: The attributes :func:`unlikely_blocks` reads (names, roles, aria-modal), with ``<dialog>``: an element with none
+#: of them is unlikely only when its parent is. Without its test by name, the names aside.
+_UNLIKELY_ATTRS = ("class", "id", "role", "aria-modal")
+_MODAL_ATTRS = ("role", "aria-modal")
+_DIALOG = frozenset({"dialog"})
+
+
 def unlikely_blocks(order: list[HtmlElement], by_name: bool = True) -> tuple[set[HtmlElement], list[HtmlElement]]:
     """The blocks unlikely to be content, with all below them, and the outermost of them: by name or
-    role, or (``by_name`` false, the pass over every paragraph) only the dialogs over the page."""
+    role, or (``by_name`` false, the pass over every paragraph) only the dialogs over the page.
+
+    Only the elements of ``order`` that are a ``<dialog>`` or have one of the attributes read
+    (:func:`pagesieve.core.measure.elements_with`, picked in C) are tested, in document order; the set
+    holds each outermost block's whole subtree (``order`` leaves out no child of an element it holds but
+    skipped or hidden ones, which no caller asks about)."""
     unlikely: set[HtmlElement] = set()
     roots: list[HtmlElement] = []
+    if not order:
+        return unlikely, roots
     named: dict[str, bool] = {}  # names -> unlikely by its names (pages repeat their class names)
-    for el in order:
-        parent = el.getparent()
-        if parent in unlikely:
-            unlikely.add(el)
+    listed = set(order)
+    for el in elements_with(order[0], _DIALOG, _UNLIKELY_ATTRS if by_name else _MODAL_ATTRS):
+        if el in unlikely or el not in listed:
             continue
         if not by_name:
             if modal(el):
-                unlikely.add(el)
+                unlikely.update(el.iter())
                 roots.append(el)
             continue
         names = names_of(el)
@@ -198,7 +211,7 @@ def unlikely_blocks(order: list[HtmlElement], by_name: bool = True) -> tuple[set
             by_names = named[names] = bool(names and UNLIKELY_NAMES.found(names) and not MAYBE_NAMES.found(names))
         if (by_names and el.tag not in ("body", "a", "html", "article", "main")) or \
                 (el.get("role") or "").lower() in BOILERPLATE_ROLES or modal(el):
-            unlikely.add(el)
+            unlikely.update(el.iter())
             roots.append(el)
     return unlikely, roots
 
