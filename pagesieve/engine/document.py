@@ -16,9 +16,8 @@ proxy then serves it as it is) — never a silently shortened tree:
   unclosed ``<div>`` is dropped, and everything after it ends up inside the button. When its
   error log shows such an end tag (one that HTML5's tree builder closes through open elements),
   the page is parsed again by an HTML5 tree builder (lexbor, through selectolax) and its
-  serialisation, which is then well nested, read into lxml. libxml2 reports only a page's first
-  100 errors, so a page whose log is that full is read the HTML5 way too: its harmless errors
-  (stray end tags, say) may have pushed that one out (1 page of the 181 of the scrapinghub corpus).
+  serialisation, which is then well nested, read into lxml. libxml2 reports a page's first 100 errors
+  only: a page whose log is that full is read the HTML5 way too (1 of the 181 scrapinghub pages).
 * HTML5's void elements that HTML4 did not have (``<embed>``, ``<source>``, ``<track>``, ``<wbr>``…)
   are containers to libxml2: what follows one becomes its content, and a filter removing the
   element would take it along. Their content is put back after them, where a browser has it.
@@ -473,9 +472,8 @@ def _close_runaway_title(text: str) -> str:
 
 
 def _needs_html5(error_log) -> bool:
-    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured, or may have:
-    its log is full (:func:`pagesieve.engine.noscript.log_full`), and a page of harmless errors (stray
-    end tags, say) can push the one that says so past the errors libxml2 reports."""
+    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured, or may have: its log
+    is full (:func:`pagesieve.engine.noscript.log_full`), so harmless errors may have pushed that one out."""
     if noscript.log_full(error_log):
         return True
     for entry in error_log:
@@ -561,15 +559,12 @@ def web_label(encoding: str) -> str:
     return name
 
 
-#: The elements that declare a page's encoding, in document order (the definition :func:`charset_metas` keeps to),
-#: and its translate() as a str.translate table (every repeated letter maps alike).
-CHARSET_METAS = etree.XPath(".//meta[@charset] | .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')"
-                            "='content-type']")
-_CONTENT_TYPE = str.maketrans("CONTENT-TYPE", "content-type")
+_CONTENT_TYPE = str.maketrans("CONTENT-TYPE", "content-type")  # XPath's translate(), as a str.translate table
 
 
 def charset_metas(root: HtmlElement) -> list[HtmlElement]:
-    """:data:`CHARSET_METAS` under ``root``, from its <meta>s alone (the XPath's two steps visit every node)."""
+    """The <meta>s under ``root`` that declare the page's encoding, in document order: ``.//meta[@charset] |
+    .//meta[translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type']``, from its <meta>s alone."""
     return [meta for meta in root.iterdescendants("meta") if meta.get("charset") is not None
             or (meta.get("http-equiv") or "").translate(_CONTENT_TYPE) == "content-type"]
 
@@ -598,9 +593,8 @@ def serialize(page: Page, standards: bool = False) -> bytes:
     declare_encoding(page)
     tree = page.root.getroottree()
     doctype = tree.docinfo.doctype or ("<!DOCTYPE html>" if standards else "")
-    # etree's, not lxml.html's tostring: that one deletes every '<meta http-equiv="Content-Type"...>'
-    # from the text it made, inside comments and <style> too, and with it the '-->' or '</style>'
-    # that came next (a page could hide the rest of itself that way). declare_encoding removed the
-    # elements themselves.
+    # etree's, not lxml.html's tostring: that one deletes every '<meta http-equiv="Content-Type"...>' from the
+    # text it made, inside comments and <style> too, and with it the '-->' or '</style>' that came next (a page
+    # could hide the rest of itself that way). declare_encoding removed the elements themselves.
     text = etree.tostring(page.root, encoding="unicode", method="html")
     return ((doctype + "\n" if doctype else "") + text).encode(page.encoding, errors="xmlcharrefreplace")
