@@ -341,13 +341,12 @@ def reveal_tab_panels(chosen, ctx) -> None:
         # Only a hidden one is shown: the elements with either attribute, picked in C, are the only ones
         # whose names are read (every element's were, for the few panels a page hides).
         for panel in [el for el in elements_with(block, _NO_TAGS, _HIDING_ATTRS) if _hidden_attr(el) and is_folded(el)]:
-            if _hidden_attr(panel):
-                ctx.set_attr(panel, "hidden", None)
-                ctx.set_attr(panel, "aria-hidden", None)
-                if "none" in (panel.get("style") or "").replace(" ", "").lower():
-                    ctx.set_attr(panel, "style", None)
-                ctx.note("reveal", panel, "a hidden tab panel or folded answer is shown: without the page's "
-                                          "scripts no tab or question can show it")
+            ctx.set_attr(panel, "hidden", None)
+            ctx.set_attr(panel, "aria-hidden", None)
+            if "none" in (panel.get("style") or "").replace(" ", "").lower():
+                ctx.set_attr(panel, "style", None)
+            ctx.note("reveal", panel, "a hidden tab panel or folded answer is shown: without the page's "
+                                      "scripts no tab or question can show it")
 
 
 def _hidden_attr(el: HtmlElement) -> bool:
