@@ -156,6 +156,35 @@ def text_of(node: HtmlElement) -> str:
     return " ".join("".join(_TEXTS(node)).split())
 
 
+#: Elements a browser draws on a line of their own: their text is a word apart from the text around it.
+_APART_TAGS = frozenset("address article aside blockquote dd div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "
+                        "header hr li main nav ol p pre section table td th tr ul br label".split())
+_UNREAD = frozenset({"script", "style", "template"})
+
+
+def blocks_text(el: HtmlElement) -> str:
+    """The text of ``el`` as it reads: like :func:`text_of`, but blocks stay words apart
+    ("<p>1</p><p>Discovery</p>": "1 Discovery", not "1Discovery"). A loop, not recursion: a
+    deeply nested block cannot reach Python's recursion limit."""
+    parts: list[str] = []
+    stack: list[tuple[HtmlElement, bool]] = [(el, False)]
+    while stack:
+        node, closing = stack.pop()
+        tag = node.tag
+        shown = isinstance(tag, str) and tag not in _UNREAD
+        if closing:
+            if shown and tag in _APART_TAGS:
+                parts.append(" ")
+            if node is not el:
+                parts.append(node.tail or "")
+            continue
+        stack.append((node, True))
+        if shown:
+            parts.append((" " if tag in _APART_TAGS else "") + (node.text or ""))
+            stack.extend((child, False) for child in reversed(node))
+    return WHITESPACE.sub(" ", "".join(parts)).strip()
+
+
 def text_len(node: HtmlElement) -> int:
     """Number of non-whitespace characters under ``node`` (scripts and styles excluded)."""
     if not isinstance(node.tag, str):

@@ -14,7 +14,12 @@ extraction" and the content-similarity paragraph after the system diagram (NLP i
   (``main_content`` in ``reader`` takes captions out of the text and hands them on in
   ``ctx.state.removed_captions``). Exception: when that first parent block holds more than
   ``max_caption_share`` of the article's text (an image loose in the story body itself), its text is
-  the article, not a caption; then only figcaption, alt and title count.
+  the article, not a caption; then only figcaption, alt and title count. Caption text is read as a
+  browser lays it out, blocks words apart: glued ("Screenshots0:01/0:561 of 23"), the name finder took
+  a gallery's heading, its timer and its counter for one name that matched nothing. A caption's name
+  two or more words longer than an article name it starts with is a title of that thing
+  (:func:`pagesieve.nlp.entities.resolve`): "Counter-Strike 2 - Trailers & Screenshots" over a game's
+  screenshots names the game "Counter-Strike".
 * **No caption** (no word character in any of them): "if an image has no caption, it is a
   non-article image" — removed unless ``keep_uncaptioned``, or, with ``keep_story_pictures``, unless it
   is set in the story (not a link to another page, not declared a thumbnail): a tutorial's step
@@ -228,11 +233,11 @@ class ImageCaptionsFilter(Filter):
         inside = block is not None and block is not article and any(a is article for a in block.iterancestors())
         if inside and article_chars and dom.text_len(block) > self.settings.max_caption_share * article_chars:
             inside = False  # the story body around a loose image, not a caption box
-        parts = [dom.text_of(block)] if inside else []
+        parts = [dom.blocks_text(block)] if inside else []
         figure = next((a for a in img.iterancestors("figure")), None)
         if figure is not None and any(a is article for a in figure.iterancestors()):
             for cap in figure.iter("figcaption"):
-                parts.append(dom.text_of(cap))
+                parts.append(dom.blocks_text(cap))
         parts.append(removed_caption)  # a caption an earlier filter removed (main_content in reader)
         parts.extend(_squash(img.get(attr)) for attr in ("alt", "title"))
         caption = ""

@@ -293,14 +293,15 @@ def frequencies(found: Iterable[tuple[str, str]], labels: Iterable[str] = DEFAUL
 
 def resolve(vector: Mapping[str, float], against: Iterable[str]) -> Counter:
     """``vector`` with each key that is not in ``against`` renamed to the one key there that it
-    shares a word-by-word ending with ("merkel" and "angela merkel"), if exactly one does; counts of
-    merged keys add. Lets a caption that names a person by surname match the article's full name."""
+    shares a word-by-word ending with ("merkel" and "angela merkel"), if exactly one does, else to the
+    one it starts with as a title does (:func:`_title_of`); counts of merged keys add. Lets a caption
+    that names a person by surname match the article's full name, and a gallery's heading its subject."""
     targets = list(against)
     present = set(targets)
     out: Counter[str] = Counter()
     for key, n in vector.items():
         if key not in present:
-            matches = [t for t in targets if _same_ending(key, t)]
+            matches = [t for t in targets if _same_ending(key, t)] or _title_of(key, targets)
             if len(matches) == 1:
                 key = matches[0]
         out[key] += n  # type: ignore[assignment]  # weights may be float: a Counter adds them alike
@@ -317,6 +318,22 @@ def self_resolve(vector: Mapping[str, float]) -> Counter:
         longer = [t for t in keys if len(t.split()) > len(words) and t.split()[-len(words):] == words]
         out[longer[0] if len(longer) == 1 else key] += n  # type: ignore[assignment]  # float weights
     return out
+
+
+#: A name this many words longer than one of the article's names it starts with is a title of that
+#: thing, not another name: the model often takes a heading as one name ("Counter-Strike 2 - Trailers &
+#: Screenshots" for a gallery of the game "Counter-Strike"), while "Paris Hilton" is not "Paris".
+TITLE_EXTRA_WORDS = 2
+
+
+def _title_of(key: str, targets: list[str]) -> list[str]:
+    """The longest of ``targets`` that ``key`` starts with word by word, ``TITLE_EXTRA_WORDS`` or more
+    words before its end (a list of one; none, or several equally long: empty)."""
+    words = key.split()
+    found = [t for t in targets if 0 < len(t.split()) <= len(words) - TITLE_EXTRA_WORDS
+             and words[:len(t.split())] == t.split()]
+    longest = max((len(t.split()) for t in found), default=0)
+    return [t for t in found if len(t.split()) == longest]
 
 
 def _same_ending(a: str, b: str) -> bool:
@@ -403,6 +420,8 @@ def _form_pattern(key: str) -> str:
 
 
 _NON_WORD = re.compile(r"\W+")
+_WORD_END = re.compile(r"\w$")
+_LETTERS = re.compile(r"[^\W\d_]")
 
 
 def match_entities(entities: Iterable[tuple[str, str]], text: str) -> TextMatch:
@@ -429,6 +448,16 @@ def match_entities(entities: Iterable[tuple[str, str]], text: str) -> TextMatch:
     for last, owners in surnames.items():
         if len(owners) == 1 and last not in forms:
             forms[last] = next(iter(owners))
+    titles: dict[str, set[str]] = {}  # a long name's leading words (:data:`TITLE_EXTRA_WORDS`): what it is the title of
+    for key, _ in pairs:
+        words = key.split()
+        for n in range(1, len(words) - TITLE_EXTRA_WORDS + 1):
+            lead = " ".join(words[:n])
+            if _WORD_END.search(words[n - 1]) and len(_LETTERS.findall(lead)) >= MIN_SURNAME_CHARS:
+                titles.setdefault(lead, set()).add(canonical[key])
+    for lead, owners in titles.items():
+        if len(owners) == 1 and lead not in forms:
+            forms[lead] = next(iter(owners))
     found: Counter = Counter()
     covered: list[tuple[int, int]] = []
     if forms:

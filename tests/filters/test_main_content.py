@@ -779,6 +779,23 @@ def test_a_copy_of_a_block_in_another_place_goes_but_repeated_text_in_one_place_
     assert reasons(state)["div#preview.reply-to"] == "a copy of a block above"
 
 
+def test_galleries_whose_captions_went_are_no_copies_of_each_other():
+    # wcxb 4694: a gear list's photo carousels, each a photo and a caption of the same length. The
+    # captions go (their text is handed to the pictures); the carousels, empty of text now, read the
+    # same (""), and the second was removed as a copy of the first, with its photos.
+    cap1 = "Staying hydrated is key, and a simple way to filter your drinking water makes it easier. " * 2
+    cap2 = cap1.replace("hydrated", "prepared").replace("drinking", "cleaning")
+    assert len(cap1) == len(cap2)
+    html = (f"<html><body><div id=story><p>{SENTENCE * 4}</p>"
+            f"<div class=photonormal><div class=carousel id=g1><img src=/a.jpg width=800 height=450 alt=''>"
+            f"<div class=photo-caption>{cap1}</div></div></div><p>{SENTENCE * 3}</p>"
+            f"<section class=photos><div class=carousel id=g2><img src=/b.jpg width=800 height=450 alt=''>"
+            f"<div class=photo-caption>{cap2}</div></div></section><p>{SENTENCE * 3}</p></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert {img.get("src") for img in page.root.iter("img")} == {"/a.jpg", "/b.jpg"}
+    assert "a copy of a block above" not in reasons(state).values()
+
+
 def _stats_reference(body):
     """scoring.stats as it was before it picked the elements in C and counted ASCII text by
     deleting bytes (the reference), its counts in the positional lists it used then."""

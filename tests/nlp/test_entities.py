@@ -185,3 +185,31 @@ def test_other_capitalised_names_stand_in_for_the_rest_of_the_text():
     assert match.found == {"merkel": 1}
     # "The" (lower case elsewhere) and "Tuesday" are no names; "Angela" goes with the known name
     assert match.others == {"brussels": 2, "bank of england": 2, "officials": 1}
+
+
+def test_a_long_name_that_starts_with_an_article_name_is_a_title_of_it():
+    # the model took a gallery's heading for one name; the article names the game
+    heading = "counter-strike 2 - trailers & screenshots"
+    assert E.resolve({heading: 1}, ["counter-strike", "valve"]) == {"counter-strike": 1}
+    assert E.resolve({"paris hilton": 1}, ["paris"]) == {"paris hilton": 1}  # one word longer: another name
+    assert E.resolve({"apple iphone 15 pro": 1}, ["apple", "apple iphone"]) == {"apple iphone": 1}  # the longest
+    match = E.match_entities([(heading, "ORG")], "Counter-Strike is free. Play Counter-Strike today.")
+    assert match.found == {heading: 2}
+    assert sum(E.match_entities([("paris hilton", "PERSON")], "Paris in spring").found.values()) == 0
+    # a leading number or sign alone names nothing
+    assert not E.match_entities([("2 - trailers & screenshots", "ORG")], "2 of them").found
+
+
+def test_blocks_keep_their_words_apart_in_a_caption():
+    from lxml import html
+
+    from pagesieve.core import dom
+    box = html.fromstring("<div><h2>Counter-Strike 2 - Trailers &amp; Screenshots</h2><div><span>0:01</span>/"
+                          "<span>0:56</span></div><div>1 of 23</div><script>x()</script></div>")
+    assert dom.blocks_text(box) == "Counter-Strike 2 - Trailers & Screenshots 0:01/0:56 1 of 23"
+    assert dom.text_of(box) == "Counter-Strike 2 - Trailers & Screenshots0:01/0:561 of 23"
+    deep = node = html.Element("div")
+    for _ in range(3000):  # built, not parsed: deeper than the parser goes, deeper than Python's recursion limit
+        node = html.etree.SubElement(node, "div")
+        node.text = "a"
+    assert dom.blocks_text(deep) == " ".join(["a"] * 3000)

@@ -9,7 +9,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from pagesieve.core import dom
-from pagesieve.filters.accessibility.shared import BY_ID, WS, Doc, blocks_text, free_id, named_by_content
+from pagesieve.filters.accessibility.shared import BY_ID, WS, Doc, free_id, named_by_content
 
 if TYPE_CHECKING:
     from pagesieve.filters.accessibility import AccessibilitySettings
@@ -133,7 +133,7 @@ def _text_after(ctl: HtmlElement, limit: int) -> str:
     text = WS.sub(" ", ctl.tail or "").strip()
     nxt = ctl.getnext()
     if not text and nxt is not None and isinstance(nxt.tag, str) and dom.text_len(nxt) <= limit and not CONTROL_OR_SELF(nxt):
-        text = blocks_text(nxt)
+        text = dom.blocks_text(nxt)
     return text if 0 < len(text) <= limit and any(ch.isalpha() for ch in text) else ""
 
 

@@ -13,7 +13,6 @@ from pagesieve.core import dom
 from pagesieve.filters.accessibility.shared import (
     WS,
     Doc,
-    blocks_text,
     has_name,
     hidden_alternatives,
     named_by_content,
@@ -158,7 +157,7 @@ def summary_names(doc: Doc, ctx, s: AccessibilitySettings) -> None:
         elif heading is not None:
             name, source = dom.text_of(heading), "the first heading it opens"
         elif dom.text_of(details):
-            name, source = blocks_text(details), "the start of the text it opens"
+            name, source = dom.blocks_text(details), "the start of the text it opens"
         else:
             name, source = " ".join(hidden_alternatives(details)), "the text alternatives of what it opens"
         name = shorten(name, limit)

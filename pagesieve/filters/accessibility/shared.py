@@ -98,31 +98,6 @@ def _up_to(el: HtmlElement, top: HtmlElement):
         yield x
 
 
-#: Elements a browser draws on a line of their own: their text is a word apart from the text around it.
-_BLOCK_TAGS = frozenset("address article aside blockquote dd div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "
-                        "header hr li main nav ol p pre section table td th tr ul br label".split())
-
-
-def blocks_text(el: HtmlElement) -> str:
-    """The text of ``el`` as it reads: like :func:`dom.text_of`, but blocks stay words apart
-    ("<p>1</p><p>Discovery</p>": "1 Discovery", not "1Discovery")."""
-    parts: list[str] = []
-
-    def walk(node: HtmlElement) -> None:
-        tag = node.tag
-        if isinstance(tag, str) and tag not in ("script", "style", "template"):
-            gap = " " if tag in _BLOCK_TAGS else ""
-            parts.append(gap + (node.text or ""))
-            for child in node:
-                walk(child)
-            parts.append(gap)
-        if node is not el:
-            parts.append(node.tail or "")
-
-    walk(el)
-    return WS.sub(" ", "".join(parts)).strip()
-
-
 def free_id(body: HtmlElement, stem: str, used: Collection[str] | None = None) -> str:
     """``stem-n`` for the first n no element of the page has as id. ``used``: the page's ids, when the
     caller keeps them current (content_first names blocks in a loop: one search of the page, not one an id)."""

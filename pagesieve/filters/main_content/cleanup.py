@@ -306,7 +306,7 @@ def _pictures_of(el: HtmlElement) -> list[HtmlElement]:
 def _hand_on_caption(el: HtmlElement, ctx, images: list[HtmlElement] | None = None) -> None:
     """Remember a removed caption's text for the images it described (``images``; by default those of
     its figure, or of its parent block), so a later filter can still judge them by their caption."""
-    text = dom.text_of(el)
+    text = dom.blocks_text(el)  # words apart: a gallery's counter and title are not one name
     if not text:
         return
     holder = next(el.iterancestors("figure"), None)
@@ -398,6 +398,8 @@ def drop_copies(chosen, st, ctx) -> None:
         if len(by_size[st[el].chars]) < 2 or not ctx.in_document(el):
             continue
         text = dom.text_of(el)
+        if len(text) < COPY_MIN_CHARS:
+            continue  # its text went since it was measured (a gallery whose captions went): no copy of anything
         first = seen.get(text)
         if first is None:
             seen[text] = el
