@@ -215,6 +215,26 @@ def _icon_box(style: str) -> str:
     return f"width:{sizes['width']};height:{sizes['height']}"
 
 
+#: A box its style folds shut or sizes as an icon that holds this much text, mostly not links, is no
+#: drop-down menu and no icon: it is text a script was to open (a window the page grows from nothing, a
+#: panel). Kept shut without the script, the text was there for a screen reader and not for the eye: a
+#: product page's whole story in a 0 x 0 window, one word a line, 54,000 px tall.
+OPEN_PROSE_CHARS = 200
+
+
+#: Prose is mostly letters: a map's folded price markers ("3 homes508K 485K") are not.
+PROSE_LETTER_SHARE = 0.6
+
+
+def _holds_prose(node: HtmlElement) -> bool:
+    """At least ``OPEN_PROSE_CHARS`` of text under ``node``, ``PROSE_LETTER_SHARE`` of it letters and
+    under half of it in links."""
+    text = "".join(dom.text_of(node).split())
+    if len(text) < OPEN_PROSE_CHARS or sum(c.isalpha() for c in text) < PROSE_LETTER_SHARE * len(text):
+        return False
+    return 2 * sum(dom.text_len(a) for a in node.iter("a")) < len(text)
+
+
 def _size_icons(root: HtmlElement, ctx) -> None:
     """An inline ``<svg>`` without a width or height of its own whose drawing (``viewBox``) is no larger
     than ``ICON_BOX_PX`` gets that size as its width and height: the page sized it by the layout around
@@ -435,7 +455,8 @@ class IgnoreFilter(Filter):
     def _style_attributes(self, root: HtmlElement, ctx) -> None:
         """Style attributes go but for what keeps the page's look without its layout: an element its style
         hid stays hidden, a background keeps its text colour (:func:`_colours`), a fold stays shut
-        (:func:`_folded`), an icon's box keeps its size (:func:`_icon_box`); and a small SVG drawing
+        (:func:`_folded`), an icon's box keeps its size (:func:`_icon_box`) — unless it holds prose
+        (:func:`_holds_prose`: an FAQ's answer, a window the script grows), which opens; and a small SVG drawing
         without a size of its own gets its drawing's size (:func:`_size_icons`)."""
         tags = self.settings.style_attribute_tags
         for node in list(root.iter() if "*" in tags else root.iter(*tags)):
@@ -444,7 +465,10 @@ class IgnoreFilter(Filter):
                 if hidden_style(style):
                     ctx.set_attr(node, "hidden", "")
                 style = node.get("style")
-                kept = ";".join(d for d in (_colours(style), _folded(style), _icon_box(style)) if d)
+                shut = [d for d in (_folded(style), _icon_box(style)) if d]
+                if shut and _holds_prose(node):
+                    shut = []  # a script was to open it (a window, a panel of the page's text): open, it shows
+                kept = ";".join(d for d in (_colours(style), *shut) if d)
                 ctx.set_attr(node, "style", kept or None)
         _size_icons(root, ctx)
 

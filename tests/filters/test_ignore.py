@@ -138,6 +138,35 @@ def test_style_attributes_keep_a_fold_of_zero_height(style, kept):
     assert page.root.get_element_by_id("d").get("style") == kept
 
 
+ANSWER = ("Typically, you can hire a designer in about 48 hours. For larger teams, timelines may vary; our "
+          "matchers work with you to understand your goals, your needs and your team, and match you quickly with "
+          "the designer your project needs. Most clients start within the same week.")
+
+
+@pytest.mark.parametrize("inside, kept", [
+    (ANSWER, None),                                                   # an FAQ's answer: opened
+    (f"<p>{ANSWER}</p><a href=/more>Read more</a>", None),
+    ("".join(f"<a href=/p{i}>Product number {i} of the shop</a>" for i in range(12)), "max-height:0"),  # a menu
+    ("3 homes508K 485K 410K 1.00M 380K 525K 440K 425K 499K 741K 830K 480K 450K 270K 630K " * 3, "max-height:0"),
+    ("Short answer.", "max-height:0"),
+])
+def test_a_fold_that_holds_prose_is_opened(inside, kept):
+    # An FAQ's answers folded by max-height:0 for its script to open: with the scripts gone nobody could
+    # open them (and offline the folded answers were drawn over each other). A fold of links (a menu), a
+    # map's markers or a line stay shut.
+    page, _, _ = run_filter("ignore", f"<html><body><h2>FAQs</h2><div id=d style='max-height:0'>{inside}</div>"
+                                      "<p>Story.</p></body></html>")
+    assert page.root.get_element_by_id("d").get("style") == kept
+
+
+def test_a_window_grown_from_nothing_by_script_is_no_icon():
+    # A product page's whole story sat in a window the page's script grows from 0 x 0: kept as an icon's
+    # box it stayed 0 wide, one word a line, 54,000 px tall
+    page, _, _ = run_filter("ignore", f"<html><body><div id=d style='width:0px;height:0px'><p>{ANSWER * 3}</p>"
+                                      "</div></body></html>")
+    assert page.root.get_element_by_id("d").get("style") is None
+
+
 @pytest.mark.parametrize("style, kept", [
     ("bottom:35%;height:3rem;width:3rem", "width:3rem;height:3rem"),  # a floating button's box
     ("width: 24px; height: 24px; margin: 4px", "width:24px;height:24px"),
