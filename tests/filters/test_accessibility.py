@@ -641,6 +641,16 @@ def test_a_side_column_spanning_into_the_storys_row_goes_after_the_story():
     assert order == ["banner", "art", "menu"]
 
 
+def test_a_spanning_cell_that_holds_the_storys_row_stays_where_it_is():
+    # Tag soup (found by the fuzz run): a row inside a <div> inside a spanning cell stays inside it in
+    # the parser's tree; moving the cell after the story's cell would put it inside itself, and the
+    # whole repair failed (the page served without this filter's repairs).
+    html = (f"<html><body><table><tr><td rowspan=2 id=menu>Menu<div><tr><td id=art><p>{STORY}</p><p>{STORY}</p>"
+            "</td></tr></div></td></tr></table></body></html>")
+    page, _ = with_article(html)  # the repair ran to its end ("ok")
+    assert page.root.text_content().count(STORY) == 2 and "Menu" in page.root.text_content()
+
+
 def test_the_story_cell_is_the_one_with_the_most_prose_not_a_box_found_first():
     # the article found first in page order is a box of sponsored notes beside a story four times its size
     box = "".join(f"<p><a href=/s{i}>Sponsor {i}</a> Gifts and offers for every reader this season, today.</p>"
