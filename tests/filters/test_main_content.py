@@ -796,6 +796,21 @@ def test_galleries_whose_captions_went_are_no_copies_of_each_other():
     assert "a copy of a block above" not in reasons(state).values()
 
 
+def test_a_drawer_an_accordion_slides_open_is_content_a_sidebar_is_not():
+    # wcxb-dev-more 0581: a shop's product description sits in a drawer (role=dialog, an <aside> inside)
+    # that the "Description" accordion slides open; as a dialog it was removed, with all the description.
+    desc = "The training top is made of a light material that lets you move freely and keeps you dry. " * 4
+    html = (f"<html><body><main id=main><h1>Arrival T-Shirt</h1><p id=price>{SENTENCE}</p>"
+            f"<section class=accordion-container><div class=accordion><button>Description</button>"
+            f"<div class=sheet role=dialog aria-modal=false id=drawer><aside><div><p>{desc}</p></div></aside></div>"
+            f"</div></section>" + f"<p>{SENTENCE * 3}</p>" * 6 +
+            f"<aside id=side><p>{SENTENCE}</p></aside></main></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert "drawer" in left and "side" not in left
+    assert "light material" in page.root.text_content()
+
+
 def _stats_reference(body):
     """scoring.stats as it was before it picked the elements in C and counted ASCII text by
     deleting bytes (the reference), its counts in the positional lists it used then."""

@@ -188,6 +188,30 @@ def _linked_blurb(el: HtmlElement, es) -> bool:
             and es.chars - es.link >= 2 * es.link)
 
 
+def _drawer(el: HtmlElement) -> bool:
+    """An ``<aside>`` or a dialog: what a page slides open or pops up beside its text."""
+    return el.tag in ("aside", "dialog") or (el.get("role") or "").strip().lower() in ("complementary", "dialog")
+
+
+#: An accordion's or a collapsing panel's names (not a folded answer's: a site's "your answer" help notice
+#: sits in the answer form).
+PANEL_NAMES = dom.NamePattern(re.compile(r"accordion|collaps", re.I))
+#: How far up from an ``<aside>`` an accordion or tab panel around it is looked for (_folded_panel).
+FOLDED_PANEL_LEVELS = 4
+
+
+def _folded_panel(el: HtmlElement) -> bool:
+    """A drawer (:func:`_drawer`) within a few levels of an accordion's or a tab's panel
+    (``PANEL_NAMES``, ``role="tabpanel"``) is what that panel slides open — a product's description, its care notes — not a
+    sidebar or a pop-up."""
+    for i, a in enumerate(el.iterancestors()):
+        if i >= FOLDED_PANEL_LEVELS:
+            return False
+        if a.get("role") == "tabpanel" or PANEL_NAMES.found(names_of(a)):
+            return True
+    return False
+
+
 def _between_blocks(el: HtmlElement, st) -> bool:
     """An inline element standing between blocks (its own line), not inside a sentence."""
     parent, prev = el.getparent(), el.getprevious()
@@ -214,7 +238,8 @@ def boilerplate(el, st, article_chars, title_words, outside_core, s: MainContent
     limit = {"clean_max_share": s.clean_max_share} if not big else {"outside_core": True}
     names = names_of(el)
     if el.tag in BOILERPLATE_TAGS or (el.get("role") or "").lower() in BOILERPLATE_ROLES:
-        return f"<{el.tag}> navigation or aside block inside the article", measured, limit
+        if not (_drawer(el) and not is_hidden(el) and es.link <= s.clean_link_density * chars and _folded_panel(el)):
+            return f"<{el.tag}> navigation or aside block inside the article", measured, limit
     if el.get("itemprop") in COUNTER_PROPS and not big:
         return "a count of likes, shares or comments (schema.org interactionStatistic)", measured, limit
     if (names and BOILERPLATE_NAMES.found(names) and (el.tag not in INLINE_TAGS or _between_blocks(el, st))
