@@ -385,6 +385,15 @@ def test_a_noscript_libxml2_keeps_open_after_its_hundredth_error_ends_where_a_br
     assert " ".join(page.body.xpath("//noscript")[0].itertext()) == "fallback"
 
 
+def test_a_template_left_open_in_a_noscript_does_not_take_the_page_on_the_html5_path():
+    # The fuzz's case: tag soup filled the parser's log, so the page went to the HTML5 tree builder,
+    # which parses without scripting: the <template> left open inside the <noscript> took the rest of
+    # the page into its content (not shown, not in the tree's text): 427 of 431 words were gone.
+    page = parse(b"<div><noscript><table><tr><td><p>Bush, <template '=\"{{x}}\" '>text</tem" + b"<font>" * 70
+                 + b"</p></td></tr></table></noscript></div><h1>Headline</h1><p>The story goes on here.</p>")
+    assert _shown_outside_noscript(page) == "Headline The story goes on here."
+
+
 @pytest.mark.parametrize("html", [
     "<p>s</p><noscript><iframe src=x height=0></iframe></noscript><div><noscript><img src=a></noscript></div><p>f</p>",
     "<html><head><noscript><link rel=stylesheet href=a.css></noscript></head><body><p>t</p></body></html>",

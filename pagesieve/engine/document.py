@@ -39,9 +39,10 @@ proxy then serves it as it is) — never a silently shortened tree:
   ``<noscript>``, an unclosed comment, raw-text element, quote or ``<div>`` inside it keeps libxml2's
   element open past that end tag, the rest of the page would end up inside it. Such a ``<noscript>``
   is emptied before the parse and its content, parsed on its own, put back in it afterwards
-  (:mod:`pagesieve.engine.noscript`; the parser's log keeps only a page's first 100 errors, so a full
-  log counts as one that may have left the dropped end tag out); pages whose pairs are balanced pay a
-  regular expression and a tokenizer read of each content.
+  (:mod:`pagesieve.engine.noscript`; a full error log, 100 entries, may have left the dropped end tag
+  out). Before the HTML5 tree builder (which parses without scripting, so a ``<template>`` left open in
+  a ``<noscript>`` took the rest of the page) every ``<noscript>`` is emptied so. Pages whose pairs are
+  balanced pay a regular expression and a tokenizer read of each content.
 * What follows ``<plaintext>`` (obsolete, still honoured) is text to a browser, tags and character
   references as written, shown preformatted. libxml2 reads it as text too, but the HTML5 tree builder's
   serialisation, read again by libxml2, does not round-trip it (the formatting tags it reopens end up in
@@ -50,15 +51,12 @@ proxy then serves it as it is) — never a silently shortened tree:
   browser's ``<plaintext>`` is an element like any other, its content markup: there the tag is renamed
   while the page is parsed, so libxml2 does not read what follows it as text.
 * A start tag with more than :data:`MAX_ATTRIBUTES` attributes makes the page refused before it is
-  parsed: libxml2 and lexbor compare each attribute of a tag with every earlier one, so one such
-  tag costs the square of its attributes (80,000 on one ``<img>``: 19 s in libxml2). They are
-  counted first, in one linear pass, as a browser's tokenizer reads them
-  (:mod:`pagesieve.core.tagscan`).
+  parsed: the parsers' cost of a tag is the square of its attributes (80,000 on one ``<img>``: 19 s in
+  libxml2). They are counted first, in one linear pass, as a tokenizer reads them (``core.tagscan``).
 * Characters an XML tree cannot hold (C0 controls other than tab, newline and carriage return,
   U+FFFE/U+FFFF) are dropped before parsing, form feed becomes a space: browsers render none
-  of them, and lxml refuses them in any text a filter sets later. In a tag name (right after
-  ``<`` or ``</``) such a character becomes U+FFFD instead, as HTML's tokenizer keeps it there:
-  dropping it would turn ``</scr\x01ipt>`` into an end tag no browser sees.
+  of them, and lxml refuses them in any text a filter sets later. In a tag name (after ``<`` or ``</``)
+  such a character becomes U+FFFD, as HTML's tokenizer keeps it: dropped, ``</scr\x01ipt>`` would be an end tag.
 """
 
 from __future__ import annotations
@@ -237,6 +235,8 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
         root = _parse_text(text)
     if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _SELF_CLOSED_HTML.search(text)
             or _foreign_markup(root) or _bodiless(root)):
+        if not hollowed:  # lexbor parses without scripting: a <noscript>'s content is markup to it
+            text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
         html5 = LexborHTMLParser(text).html or ""
         refuse_long_tags(html5)  # the tree lexbor built, as libxml2 will read it
         root = _parse_text(html5)
