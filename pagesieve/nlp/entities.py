@@ -429,7 +429,9 @@ def match_entities(entities: Iterable[tuple[str, str]], text: str) -> TextMatch:
     string match, without the model: case-insensitive, whitespace and punctuation between words
     ignored, a possessive "'s" left out (keys have none), a leading "the" optional (keys have none);
     a PERSON named by two or more words is also found by its last name alone ("Merkel said"), when
-    that surname is no other entity's. An all-lowercase occurrence of a name that has capitals in
+    that surname is no other entity's; a name of ``TITLE_EXTRA_WORDS`` or more words beyond an opening
+    of its own ("Counter-Strike 2 - Trailers & Screenshots") also by that opening ("Counter-Strike"), when
+    no other entity has it. An all-lowercase occurrence of a name that has capitals in
     no form ("bush", "apple") is a common word, not counted. Overlapping forms count once (the
     longest wins). ``others`` counts the remaining runs of capitalised words (names joined by
     :data:`NAME_CONNECTORS`; a single word the text also writes in lower case, a weekday or a month

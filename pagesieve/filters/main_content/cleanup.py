@@ -201,9 +201,9 @@ FOLDED_PANEL_LEVELS = 4
 
 
 def _folded_panel(el: HtmlElement) -> bool:
-    """A drawer (:func:`_drawer`) within a few levels of an accordion's or a tab's panel
-    (``PANEL_NAMES``, ``role="tabpanel"``) is what that panel slides open — a product's description, its care notes — not a
-    sidebar or a pop-up."""
+    """A drawer (:func:`_drawer`) within a few levels of an accordion's or a tab's panel (``PANEL_NAMES``,
+    ``role="tabpanel"``) is what that panel slides open — a product's description, its care notes — not
+    a sidebar or a pop-up."""
     for i, a in enumerate(el.iterancestors()):
         if i >= FOLDED_PANEL_LEVELS:
             return False
