@@ -1229,6 +1229,20 @@ def test_pictures_of_a_caption_block_stay_and_say_their_caption():
     assert by_id(page, "a").get("alt") == "1938, archive numbers 39749 and 39750, photographer unknown."
 
 
+def test_a_gallerys_label_handed_to_many_pictures_is_said_once():
+    # reader: a game's screenshot strip under one heading and counter ("Trailers & Screenshots 1 of 23"):
+    # the label went to every picture, and a screen reader heard it 23 times
+    from tests.filters.test_main_content import SENTENCE, para
+
+    shots = "".join(f"<img id=s{i} src=shot{i}.jpg height=235>" for i in range(6))
+    html = f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=cap class=gallery>{shots}<div>Counter-Strike 2 - Trailers &amp; Screenshots</div>
+        <div>0:01/0:56</div><div>1 of 23</div></div>{para(4, "p2")}<p>{SENTENCE}</p></div></body></html>"""
+    page, state, _ = run_filters([("main_content", {}), ("accessibility", {})], html)
+    alts = [by_id(page, f"s{i}").get("alt") for i in range(6)]
+    assert alts[0].startswith("Counter-Strike 2 - Trailers & Screenshots") and alts[1:] == [""] * 5
+
+
 def test_aria_repairs_are_undone_with_the_rest_when_the_filter_fails(monkeypatch):
     # Fail-open: a failure later in the filter rolls back every change it made, attributes too.
     from pagesieve.filters import accessibility

@@ -3,6 +3,7 @@ empty, and captions of figures whose image is gone removed."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from lxml import etree
@@ -19,12 +20,22 @@ FIGURE_MEDIA = etree.XPath(".//img | .//picture | .//svg | .//video | .//audio |
                            ".//object | .//embed | .//table | .//pre | .//code | .//blockquote | .//math")
 
 
+#: A caption handed on to this many pictures or more is a gallery's label (alt_text): two photos may share
+#: one credit line, each read with it; 23 screenshots under one heading are not 23 things to hear alike.
+GALLERY_LABEL_PICTURES = 3
+
+
 def alt_text(doc: Doc, ctx, s: AccessibilitySettings) -> None:
     """An ``<img>`` without ``alt`` (setting ``image_alt``): ``alt=""`` when decorative, else its
     figure's caption, else the caption a reader chain took out of the text around it, else its ``title``."""
     if not s.image_alt:
         return
     body, taken = doc.body, doc.captions
+    # A caption taken out of the text that GALLERY_LABEL_PICTURES or more pictures share is a gallery's
+    # label ("Trailers & Screenshots 1 of 23"), not what each one shows: the first picture is given it,
+    # the others are passed by (alt=""), so a screen reader says it once, not once a picture.
+    labels = Counter(WS.sub(" ", text).strip() for text in taken.values())
+    labelled: set[str] = set()
     for img in body.iter("img"):
         if img.get("alt") is not None or img.get("aria-label") or img.get("aria-labelledby"):
             continue
@@ -43,6 +54,12 @@ def alt_text(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             if not alt and taken.get(img):
                 # the caption an earlier filter took out of the text around it (main_content's captions)
                 alt, source = WS.sub(" ", taken[img]).strip(), "from its caption (taken out of the text)"
+                if labels[alt] >= GALLERY_LABEL_PICTURES and alt in labelled:
+                    alt, source = "", "passed by: the gallery's label its first picture was given"
+                    img.set("alt", alt)
+                    ctx.note("alt", img, f"alt set: {source} (WCAG 1.1.1)", measured={"alt": alt})
+                    continue
+                labelled.add(alt)
             if not alt:
                 alt, source = WS.sub(" ", img.get("title") or "").strip(), "from the title attribute"
             if not alt:
