@@ -423,8 +423,8 @@ def drop_copies(chosen, st, ctx) -> None:
         if len(by_size[st[el].chars]) < 2 or not ctx.in_document(el):
             continue
         text = dom.text_of(el)
-        if len(text) < COPY_MIN_CHARS:
-            continue  # its text went since it was measured (a gallery whose captions went): no copy of anything
+        if not text:
+            continue  # all its text went since it was measured (a gallery whose captions went): no copy of anything
         first = seen.get(text)
         if first is None:
             seen[text] = el
