@@ -184,6 +184,17 @@ def test_a_control_character_in_a_tag_name_makes_no_tag(char):
     assert "p>not a tag" in page.body.text_content()
 
 
+@pytest.mark.parametrize("char", ["\x15", "\x01\x02", "\uffff"])
+def test_a_control_character_first_in_an_unquoted_value_opens_no_quote(char):
+    # Found by the long fuzz run: dropped, the character turned alt=\x15" into alt=" and the quote then
+    # took the next paragraph into the attribute. A browser reads the value as the character and the
+    # quote, the tag ending at "/>".
+    page = parse(f'<body><p><img src=a.png alt={char}" /></p><p>To begin searching, click inside the box.</p>'
+                 f"<p>End.</p></body>".encode("utf-8", "surrogatepass"))
+    assert [p.text_content() for p in page.root.iter("p")][1:] == ["To begin searching, click inside the box.", "End."]
+    assert page.root.find(".//img").get("alt").endswith('"')
+
+
 @pytest.mark.parametrize("hiding", [
     '<!--<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"-->',
     '<style>/* <meta http-equiv="Content-Type" content="x" */</style>',
