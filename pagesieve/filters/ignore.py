@@ -291,8 +291,9 @@ class IgnoreSettings:
                                         "(else remove it too).", group="ignore", scope="user")
     styles: bool = setting(False, "Remove <style> elements and linked style sheets.", group="ignore", scope="user")
     style_attributes: bool = setting(True, "Remove style attributes (an element hidden by its style stays hidden, "
-                                           "one folded shut by a height of zero stays folded, an icon's small box "
-                                           "keeps its size; a background colour stays, with the text colour set "
+                                           "one folded shut by a height of zero stays folded and an icon's small box "
+                                           "keeps its size, unless it holds text a script was to open, such as an "
+                                           "FAQ's answer; a background colour stays, with the text colour set "
                                            "beside it).",
                                      group="ignore", scope="user")
     style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
