@@ -199,11 +199,12 @@ def _spanning_columns_after(table: HtmlElement, row: HtmlElement, cell: HtmlElem
     if row not in rows:
         return False
     at = rows.index(row)
+    holders = set(row.iterancestors())  # tag soup: a spanning cell may hold the story's row; it stays
     spanning = []
     for i, earlier in enumerate(rows[:at]):
         for c in earlier:
             if (isinstance(c.tag, str) and c.tag in ("td", "th") and i + (dom.px(c.get("rowspan")) or 1) > at
-                    and not any(a is c for a in row.iterancestors())):  # tag soup: the story's row inside it
+                    and c not in holders):
                 spanning.append(c)
     for c in reversed(spanning):
         cell.addnext(dom.lift(c))
