@@ -100,6 +100,8 @@ def end_dropped(error_log) -> bool:
 
 def closed_regions(text: str) -> list[tuple[int, int, int]]:
     """Every region of ``text`` that a ``</noscript>`` ends and whose content holds markup."""
+    if _TAG.search(text) is None:  # no scan of a page that holds none (it is Python, and linear but slow)
+        return []
     n = len(text)
     return [(start, a, b) for start, a, b in tagscan.noscript_regions(text) if b < n and "<" in text[a:b]]
 
