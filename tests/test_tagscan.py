@@ -239,3 +239,26 @@ def test_where_markup_ends_open(markup, open_at_end):
 ])
 def test_plaintext_tags_as_a_browser_reads_them(markup, foreign, html):
     assert tagscan.plaintext_tags(markup) == (foreign, html)
+
+
+@pytest.mark.parametrize("markup, closed", [
+    ("<html/><p>a</p>", True), ("<HTML lang=en />", True), ('<html a="b"/>', True),
+    ("<html\t/\t>", False), ("<html a=b/>", False),  # a slash not just before ">" closes nothing (libxml2 agrees)
+    ("<html </> r <p>a</p>", True),  # a "<" is an attribute's name: the tag ends at "/>"
+    ('<html a="x>" /><p>a</p>', True),  # a quoted value runs over its ">"
+    ('<html a="x/>"><p>a</p>', False), ("<html><p>a/>b</p>", False), ("<htmlx/>", False),
+    ('<html a="x><p>a</p>', False),  # the page ends inside the tag
+    ('<html a="<html/>">', False),  # inside a value, no tag: the scan resumes after the tag it read
+    ("<html><html a/>", True),
+])
+def test_a_self_closed_html_tag_as_a_tokenizer_reads_it(markup, closed):
+    assert tagscan.self_closed_html(markup) is closed
+
+
+def test_a_self_closed_html_tag_after_the_body_ended_loses_nothing():
+    """libxml2 reads ``<html </>`` (a fuzzed page: a quote lost in the root's tag, a stray ``</body>``)
+    as a self-closed root, ends the document there and drops the rest, where a browser shows it all."""
+    words = " ".join(f"word{i}" for i in range(60))
+    for tag in ("<html </>", '<html a="x>" />', "<html x=< />"):
+        page = document.parse(f"<p>first</p></body></p>>{tag} r M<p>{words}</p>".encode())
+        assert words in " ".join(page.body.text_content().split()), tag

@@ -289,6 +289,25 @@ def noscript_regions(text: str) -> list[tuple[int, int, int]]:
             i += 1
 
 
+_HTML_START = re.compile(r"<html(?=[\t\n\f\r />])", re.I | re.A)
+
+
+def self_closed_html(text: str) -> bool:
+    """Whether an ``<html>`` start tag of ``text`` ends in ``/>`` as a tokenizer reads it (a quoted value
+    runs to its closing quote, over any ``>``; a ``<`` is part of an attribute's name): libxml2 then
+    closes the document's root there and drops all that follows, where a browser ignores the slash.
+    One pass: a tag's scan resumes after its end, so text inside a tag is never read as another."""
+    n, i = len(text), 0
+    while (m := _HTML_START.search(text, i)) is not None:
+        end, _, closed = _tag(text, m.end(), n, _BEFORE_NAME)
+        if closed:
+            return True
+        if end < 0:
+            return False
+        i = end
+    return False
+
+
 def ends_open(text: str) -> bool:
     """Whether ``text``, read as markup from the data state (libxml2's reading, as :func:`py_scan`'s
     first), ends inside something that would take in what follows it: a tag (a quoted value left open,

@@ -233,7 +233,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     if not hollowed and noscript.end_dropped(_parser().error_log):
         text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
         root = _parse_text(text)
-    if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or _SELF_CLOSED_HTML.search(text)
+    if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or tagscan.self_closed_html(text)
             or _foreign_markup(root) or _bodiless(root)):
         if not hollowed:  # lexbor parses without scripting: a <noscript>'s content is markup to it
             text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
@@ -321,9 +321,6 @@ def _parse_text(text: str) -> HtmlElement:
 #: the body, libxml2 drops everything that follows.
 _AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
                          re.I | re.S)
-
-#: ``<html ... />``: browsers ignore the slash; libxml2 ends the document there and drops the whole page.
-_SELF_CLOSED_HTML = re.compile(r"<html\b[^<>]*/\s*>", re.I)
 
 #: HTML5's void elements that libxml2's HTML4 tables do not know as empty: it makes what follows them
 #: their content (``<embed><p>b</p>`` puts the paragraph inside the embed, and removing the embed
