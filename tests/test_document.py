@@ -121,7 +121,7 @@ def test_a_comment_after_the_end_of_html_needs_no_second_parse(monkeypatch):
     import pagesieve.engine.document as D
 
     calls = []
-    monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
+    monkeypatch.setattr(D.html5_markup, "serialize", lambda text: calls.append(text))
     parse(b"<html><body><p>fine</p></body></html>\n<!-- served in 3 ms -->\n")
     assert calls == []
 
@@ -130,7 +130,7 @@ def test_a_well_nested_page_is_parsed_once_by_lxml(monkeypatch):
     import pagesieve.engine.document as D
 
     calls = []
-    monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
+    monkeypatch.setattr(D.html5_markup, "serialize", lambda text: calls.append(text))
     parse(b"<html><body><div><p>fine</p></div><p>unclosed<p>paragraphs</body></html>")
     assert calls == []
 
@@ -324,7 +324,7 @@ def test_css_inside_svg_style_is_read_once_by_lxml(monkeypatch):
     import pagesieve.engine.document as D
 
     calls = []
-    monkeypatch.setattr(D, "LexborHTMLParser", lambda text: calls.append(text))
+    monkeypatch.setattr(D.html5_markup, "serialize", lambda text: calls.append(text))
     parse(b"<p>hi</p><svg><style>a > b {fill: red}</style></svg>")
     assert calls == []
 
@@ -474,3 +474,22 @@ def test_charset_metas_is_its_xpath(head):
     root = parse(f"<html><head>{head}<meta charset=x></head><body><p>{head}</p></body></html>".encode()).root
     assert charset_metas(root) == CHARSET_METAS(root)
     assert charset_metas(root.find("body")) == CHARSET_METAS(root.find("body"))
+
+
+@pytest.mark.parametrize("soup, kept", [
+    # a fuzzed page's shape: in a MathML <title>, a comment holding "</title>" and an unclosed <style>
+    ("<math><title><!--x</title><style type=t>--><b>bold</b></title></math>", "bold"),
+    ("<math><style><mi>x</mi></style></math>", "x"),  # a MathML element named "style" holds elements
+    ("<svg><title><!-- </title><xmp> --><desc>d</desc></title></svg>", "d"),
+    ("<math><title><title><!--</title><textarea>--></title></title></math>", ""),  # nested, renamed outer first
+])
+def test_an_svg_or_mathml_element_named_like_a_raw_text_one_keeps_the_page_after_it(soup, kept):
+    """On the HTML5 path (here: text after ``</html>``) libxml2 reads lexbor's tree again; an SVG or MathML
+    element named like an HTML one whose content is text to libxml2 held a comment with its end tag and
+    a ``<style>`` in it, which then took the rest of the page as style text."""
+    words = " ".join(f"word{i}" for i in range(40))
+    page = parse(f"<p>first</p>{soup}<p>{words}</p></html>last".encode())
+    text = " ".join(page.body.text_content().split())
+    assert words in text and text.endswith("last")
+    assert kept in text
+    assert not page.root.xpath("//*[starts-with(local-name(), 'pagesieve-') or @data-pagesieve-foreign]")

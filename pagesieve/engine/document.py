@@ -69,10 +69,10 @@ from dataclasses import dataclass, field
 import lxml.html
 from lxml import etree
 from lxml.html import HtmlElement
-from selectolax.lexbor import LexborHTMLParser
 
 from pagesieve.core import dom, tagscan
 from pagesieve.core.errors import InputError, UnparsableError
+from pagesieve.engine import html5 as html5_markup
 from pagesieve.engine import noscript
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
@@ -237,9 +237,10 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
             or _foreign_markup(root) or _bodiless(root)):
         if not hollowed:  # lexbor parses without scripting: a <noscript>'s content is markup to it
             text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
-        html5 = LexborHTMLParser(text).html or ""
+        html5 = html5_markup.serialize(text)
         refuse_long_tags(html5)  # the tree lexbor built, as libxml2 will read it
         root = _parse_text(html5)
+        html5_markup.restore(root)
     noscript.fill(root, hollowed, _parse_text)
     for el in root.iter(FOREIGN_PLAINTEXT):
         el.tag = "plaintext"
