@@ -493,3 +493,13 @@ def test_an_svg_or_mathml_element_named_like_a_raw_text_one_keeps_the_page_after
     assert words in text and text.endswith("last")
     assert kept in text
     assert not page.root.xpath("//*[starts-with(local-name(), 'pagesieve-') or @data-pagesieve-foreign]")
+
+
+def test_a_control_character_before_a_frameset_keeps_the_body_a_browser_shows():
+    """A browser reads a control character as text: before ``<head>`` it starts the body, and a
+    ``<frameset>`` later replaces nothing (a fuzzed wiki page lost all its 374 words when it was dropped)."""
+    words = " ".join(f"word{i}" for i in range(30))
+    page = parse(f"<!DOCTYPE html><html>\x10\x05<head><meta x<!frameset><frameset></head><body><p>{words}</p>"
+                 .encode())
+    assert words in " ".join(page.body.text_content().split())
+    assert parse(b"<html><body><p>a\x01b</p></body></html>").body.text_content() == "ab"  # no frameset: dropped

@@ -282,7 +282,8 @@ def clean_text(text: str) -> str:
         # unquoted attribute value (``alt=\x15"`` opens no quoted one): there it becomes U+FFFD, not nothing.
         text = _UNSAFE_IN_TAG.sub(lambda m: m.group(0).translate(_UNSAFE_TO_FFFD), text)
         text = _UNSAFE_VALUE_START.sub(lambda m: m.group(1) + m.group(2).translate(_UNSAFE_TO_FFFD), text)
-        text = text.translate(_XML_UNSAFE)
+        # Else dropped; but as text it keeps a later <frameset> from replacing the body: then U+FFFD too.
+        text = text.translate(_UNSAFE_TO_FFFD if _FRAMESET.search(text) else _XML_UNSAFE)
     # Each distinct reference judged once (pages repeat &#8217;), the text rewritten only when one must change.
     if "&#" in text and any(_replacement(digits) is not None for digits in set(_CHAR_REF.findall(text))):
         text = _CHAR_REF.sub(lambda m: _replacement(m.group(1)) or m.group(0), text)
@@ -517,6 +518,7 @@ _XML_UNSAFE_CHARS = tuple(chr(c) for c in _XML_UNSAFE)
 #: first in an unquoted attribute value.
 _UNSAFE_IN_TAG = re.compile("</?[^\t\n\f\r />]*[\x00-\x08\x0b\x0e-\x1f\ufffe\uffff][^\t\n\f\r />]*")
 _UNSAFE_VALUE_START = re.compile("(<[A-Za-z][^<>]*?=[\t\n\f\r ]*)([\x00-\x08\x0b\x0e-\x1f\ufffe\uffff]+)")
+_FRAMESET = re.compile("<frameset", re.I)
 _UNSAFE_TO_FFFD = {c: "\ufffd" for c in (*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20), 0xFFFE, 0xFFFF)}
 
 
