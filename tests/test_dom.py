@@ -75,3 +75,29 @@ WHO = ("<table id=t><tr><td colspan=6 height=2></td></tr><tr><td colspan=4><b>WH
 def test_a_grid_of_short_values_is_a_data_table(table, data):
     root = lxml.html.fromstring(f"<html><body>{table}</body></html>")
     assert dom.is_data_table(root.get_element_by_id("t")) is data
+
+
+_DETAILS = "<b>Publication 1001, column 3</b><ul><li>" + "The column is an addition to income. " * 4 + "</li></ul>"
+
+
+@pytest.mark.parametrize("table, data", [
+    # a change log: a head row of labels, each row led by a date, its details in lists and paragraphs
+    ("<table id=t><tr><td><b>Revision Date</b></td><td><b>Revision Details</b></td></tr>"
+     + f"<tr><td><b>09/13/06</b></td><td>{_DETAILS}<p>Noted in print.</p></td></tr>" * 3 + "</table>", True),
+    ("<table id=t><tr><th colspan=2>Day</th><td>Task</td></tr>"  # head cells spanning columns count as wide
+     + f"<tr><td>Mon</td><td>9:00</td><td>{_DETAILS}</td></tr>" * 2 + "</table>", True),
+    # layout: a menu of links over the page, rows led by the story, a row wider than the head, too few rows
+    ("<table id=t><tr><td><a href=/>Home</a></td><td><a href=/n>News</a></td></tr>"
+     + f"<tr><td>Menu</td><td>{_DETAILS}</td></tr>" * 3 + "</table>", False),
+    ("<table id=t><tr><td>Date</td><td>Details</td></tr>"
+     + f"<tr><td>{_DETAILS}</td><td>Side</td></tr>" * 3 + "</table>", False),
+    ("<table id=t><tr><td>Date</td><td>Details</td></tr>"
+     + f"<tr><td>09/13/06</td><td>{_DETAILS}</td><td>x</td></tr>" * 3 + "</table>", False),
+    ("<table id=t><tr><td>Date</td><td>Details</td></tr>"
+     + f"<tr><td>09/13/06</td><td>{_DETAILS}</td></tr>" + "</table>", False),
+])
+def test_a_table_of_records_is_a_data_table(table, data):
+    """A change log's table ("Revision Date | Details"): linearised as layout, each date stood on a line of
+    its own above its entry, apart from the heading it dates."""
+    root = lxml.html.fromstring(f"<html><body>{table}</body></html>")
+    assert dom.is_data_table(root.get_element_by_id("t")) is data

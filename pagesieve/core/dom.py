@@ -319,7 +319,8 @@ def join_root_relative(base: str, url: str) -> str | None:
 def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -> bool:
     """A table that holds data (never removed as empty or as a link list) rather than layout.
 
-    Data: a ``<caption>``, ``<th>``, ``<thead>``, a ``summary``, ``role=table/grid``, or a
+    Data: a ``<caption>``, ``<th>``, ``<thead>``, a ``summary``, ``role=table/grid``, a grid of
+    short values, a table of records (a head row of labels, each row led by a label), or a
     regular grid of at least ``min_rows`` rows of at least ``min_cols`` cells with no block
     content or nested tables in its cells. Layout: ``role=presentation/none``, nested tables.
     """
@@ -335,7 +336,7 @@ def is_data_table(table: HtmlElement, *, min_rows: int = 3, min_cols: int = 3) -
         return True
     if any(_owner_table(th) is table for th in table.iter("th")) or table.find("thead") is not None:
         return True
-    if _value_grid(own_rows, min_rows):
+    if _value_grid(own_rows, min_rows) or _record_table(own_rows):
         return True
     if len(own_rows) < min_rows:
         return False
@@ -380,6 +381,43 @@ def _value_grid(rows: list, min_rows: int) -> bool:
             widths.append(len(full))
     return (len(widths) > min_rows and min(widths) >= 2 and max(widths) == min(widths)
             and linked < 0.5 * total)
+
+
+#: A label of a table's head row or first column holds at most this many characters ("Revision Date",
+#: "09/13/06", "Monday").
+LABEL_CELL_CHARS = 40
+
+
+def _record_table(rows: list) -> bool:
+    """A head row of short labels (two or more, none a link) over two or more rows as wide, each led by
+    a short label: a table of records (a change log's "Revision Date | Details", a timetable, a
+    specification), whatever its other cells hold (lists, paragraphs). A layout's first row is a
+    banner or a menu of links, and its rows do not each start with a label."""
+    rows = [r for r in rows if text_len(r)]
+    if len(rows) < 3:
+        return False
+    head = _row_cells(rows[0])
+    if len(head) < 2 or not all(_label(c) and c.find(".//a") is None for c in head):
+        return False
+    width = sum(_span(c) for c in head)
+    for row in rows[1:]:
+        cells = _row_cells(row)
+        if not cells or sum(_span(c) for c in cells) != width or not _label(cells[0]):
+            return False
+    return True
+
+
+def _row_cells(row: HtmlElement) -> list[HtmlElement]:
+    return [c for c in row if is_element(c) and c.tag in ("td", "th")]
+
+
+def _label(cell: HtmlElement) -> bool:
+    return 0 < text_len(cell) <= LABEL_CELL_CHARS and next(cell.iter(*_CELL_BLOCKS), None) is None
+
+
+def _span(cell: HtmlElement) -> int:
+    value = (cell.get("colspan") or "1").strip()
+    return max(1, int(value)) if value.isdigit() else 1
 
 
 def _owner_table(node: HtmlElement) -> HtmlElement | None:
