@@ -406,6 +406,22 @@ def test_a_small_chosen_block_widens_to_the_semantic_main(main_share, widened):
     assert any(e["action"] == "widen" for e in state.record) is widened
 
 
+@pytest.mark.parametrize("footer_tag, widened", [("footer", True), ("div", False)])
+def test_a_choice_in_the_pages_footer_gives_way_to_its_main_block(footer_tag, widened):
+    """A shop's category page: its own text named like a footer (left out of the first pass), the page's
+    footer longer: the pass over every paragraph chose the footer; the page's <main> is the content."""
+    blurbs = "".join(f"<p>Reward cash {i}: when you reach a hundred points you earn five dollars of cash.</p>"
+                     for i in range(12))
+    html = (f"<html><head><title>Clogs</title></head><body><main id=main><h1>Classic clogs</h1>"
+            f"<div class=seo-footer-copy><p id=own>Experience iconic comfort with classic clogs: timeless "
+            f"favourites in every colour, for every day of the week.</p></div></main>"
+            f"<{footer_tag} id=foot><div>{blurbs}</div></{footer_tag}></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert ("own" in ids(page)) is widened
+    assert ("foot" in ids(page)) is not widened
+    assert any(e["action"] == "widen" and "furniture" in e["reason"] for e in state.record) is widened
+
+
 def test_an_article_inside_its_article_element_does_not_widen():
     """Inside an <article>, the rest beside the chosen story is comments and related lists."""
     html = SERVICE_PAGE.replace("<main id=box>", "<article id=box>").replace("</main>", "</article>")

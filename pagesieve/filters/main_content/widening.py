@@ -83,6 +83,22 @@ def _within(node: HtmlElement, chosen: list[HtmlElement]) -> bool:
     return all(any(a is node for a in c.iterancestors()) for c in chosen)
 
 
+def out_of_furniture(c: Choice, f: Facts, ctx) -> None:
+    """*out of the furniture*: a choice that lies wholly in page furniture (the page's footer, banner,
+    a side bar or a menu: ``dom.furniture_between``) gives way to the page's one main block when that
+    holds text of its own (``min_paragraph_chars`` or more) and is no furniture: the second pass,
+    over every paragraph, can find the footer's blurbs longer than a short page's own text."""
+    main = f.semantic
+    ms = f.st.get(main) if main is not None else None
+    if (ms is None or main is f.body or ms.chars < f.s.min_paragraph_chars or dom.furniture_between(main)
+            or not all(dom.furniture_between(x) for x in c.chosen)):
+        return
+    ctx.note("widen", main, "the chosen block lies in the page's furniture (its footer, banner, a side bar or "
+                            "a menu): the page's main block is the content",
+             measured={"chars": c.chars, "main_chars": ms.chars})
+    c.widen(main, f.scores, ms.chars)
+
+
 def semantic_main_block(c: Choice, f: Facts, ctx) -> None:
     """*semantic main*: the page's one main block when the choice holds less than ``main_share`` of it."""
     s = f.s
@@ -343,6 +359,7 @@ def _picture_block(el: HtmlElement, f: Facts) -> bool:
 
 #: The widening rules in the order they run: each sees the choice the ones before it left.
 WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
+    out_of_furniture,
     semantic_main_block,
     grid_of_items,
     sections_side_by_side,
