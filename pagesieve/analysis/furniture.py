@@ -26,6 +26,23 @@ CONTROL = r"(?![_-]*(?:btn|button|arrow|toggle|control)s?(?![a-z]))"
 FURNITURE = re.compile(r"(?:nav|menu|footer|header|sidebar|breadcrumb|related|(?:^|[\s_-])widget|drawer|dropdown|"
                        r"mega|recommend|popular|trending|promo|subscribe|newsletter|cookie|consent)" + CONTROL, re.I)
 FURNITURE_NAMES = dom.NamePattern(FURNITURE)
+#: Class/id names of cookie and consent banners (common consent-manager markup).
+COOKIE_NAMES = re.compile(
+    r"cookie[-_]?(banner|bar|notice|consent|wall|popup|pop-up|modal|overlay|dialog|message|law|alert|"
+    r"disclaimer|warning|box|policy-banner)|consent[-_]?(banner|bar|notice|popup|modal|overlay|dialog|"
+    r"manager|wall)|cookieconsent|gdpr|onetrust|cookiebot|qc-cmp|sp_message|truste|cc-window|cc-banner",
+    re.I)
+#: Lower-case words every match of COOKIE_NAMES holds (each alternative starts with one of them).
+COOKIE_WORDS = ("cookie", "consent", "gdpr", "onetrust", "qc-cmp", "sp_message", "truste", "cc-window", "cc-banner")
+
+
+def consent_named(names: str) -> bool:
+    """Whether class/id ``names`` name a cookie or consent banner (:data:`COOKIE_NAMES`; one substring
+    search each of :data:`COOKIE_WORDS` first, as most names hold none)."""
+    low = names.lower()
+    return (not low.isascii() or any(w in low for w in COOKIE_WORDS)) and COOKIE_NAMES.search(names) is not None
+
+
 #: The attributes :func:`furniture_block` reads: an element without any of them (and not of a furniture tag) is
 #: no block.
 BLOCK_ATTRS = ("role", "class", "id")

@@ -422,6 +422,23 @@ def test_a_choice_in_the_pages_footer_gives_way_to_its_main_block(footer_tag, wi
     assert any(e["action"] == "widen" and "furniture" in e["reason"] for e in state.record) is widened
 
 
+@pytest.mark.parametrize("parts", [5, 10])  # a story under and over min_article_chars: either pass
+def test_a_cookie_consent_banner_is_never_the_story(parts):
+    """A shop's category page: its consent banner (named so, no dialog role) holds more prose than the
+    guide under the products; the pass that leaves unlikely blocks out chose the banner."""
+    banner = "".join(f"<h4>Cookies of kind {i}</h4><p>These cookies are essential to provide you with the "
+                     f"services available through our platform and to let you use some of its features.</p>"
+                     for i in range(8))
+    story = "".join(f"<p>The watchmaker who first made a self-winding movement, part {i}, worked in the 1770s "
+                    f"in the Swiss mountains.</p>" for i in range(parts))
+    html = (f"<html><head><title>Automatic watches</title></head><body class=adpt-cookie-bar>"  # the page, whatever its name
+            f"<div id=modal_cookie-consent class=modal_><div class=modal_content>{banner}</div></div>"
+            f"<div class=panel><div id=story class=group>{story}</div></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    assert "story" in ids(page)
+    assert "Cookies of kind" not in page.body.text_content()
+
+
 def test_an_article_inside_its_article_element_does_not_widen():
     """Inside an <article>, the rest beside the chosen story is comments and related lists."""
     html = SERVICE_PAGE.replace("<main id=box>", "<article id=box>").replace("</main>", "</article>")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from lxml import etree
 from lxml.html import HtmlElement
 
+from pagesieve.analysis.furniture import COOKIE_NAMES, COOKIE_WORDS
 from pagesieve.core import dom
 from pagesieve.filters.accessibility.shared import MAINS, Doc
 
@@ -16,14 +17,6 @@ if TYPE_CHECKING:
     from pagesieve.filters.accessibility import AccessibilitySettings
 
 FIXED_STYLE = re.compile(r"position\s*:\s*(fixed|sticky)", re.I)
-#: Class/id names of cookie and consent banners (common consent-manager markup).
-COOKIE_NAMES = re.compile(
-    r"cookie[-_]?(banner|bar|notice|consent|wall|popup|pop-up|modal|overlay|dialog|message|law|alert|"
-    r"disclaimer|warning|box|policy-banner)|consent[-_]?(banner|bar|notice|popup|modal|overlay|dialog|"
-    r"manager|wall)|cookieconsent|gdpr|onetrust|cookiebot|qc-cmp|sp_message|truste|cc-window|cc-banner",
-    re.I)
-#: Lower-case words every match of COOKIE_NAMES holds (each alternative starts with one of them).
-COOKIE_WORDS = ("cookie", "consent", "gdpr", "onetrust", "qc-cmp", "sp_message", "truste", "cc-window", "cc-banner")
 #: Class/id names of overlays that cover content (only with an inline fixed/sticky position).
 OVERLAY_NAMES = re.compile(r"overlay|modal|popup|pop-up|paywall|interstitial|newsletter|subscribe|lightbox|"
                            r"backdrop|cookie|consent|gdpr|takeover", re.I)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
+from pagesieve.analysis.furniture import consent_named
 from pagesieve.core import dom
 from pagesieve.core.measure import BLOCKS, elements_with
 from pagesieve.filters.main_content.common import (
@@ -177,15 +178,17 @@ def modal(el: HtmlElement) -> bool:
 
 
 #: The attributes :func:`unlikely_blocks` reads (names, roles, aria-modal), with ``<dialog>``: an element with none
-#: of them is unlikely only when its parent is. Without its test by name, the names aside.
+#: of them is unlikely only when its parent is.
 _UNLIKELY_ATTRS = ("class", "id", "role", "aria-modal")
-_MODAL_ATTRS = ("role", "aria-modal")
 _DIALOG = frozenset({"dialog"})
+#: Never unlikely by their names (a ``<body class="has-cookie-bar">`` is still the page).
+_NEVER_BY_NAME = frozenset({"body", "a", "html", "article", "main"})
 
 
 def unlikely_blocks(order: list[HtmlElement], by_name: bool = True) -> tuple[set[HtmlElement], list[HtmlElement]]:
     """The blocks unlikely to be content, with all below them, and the outermost of them: by name or
-    role, or (``by_name`` false, the pass over every paragraph) only the dialogs over the page.
+    role, or (``by_name`` false, the pass over every paragraph) only the dialogs over the page and the
+    cookie or consent banners (by name, :func:`pagesieve.analysis.furniture.consent_named`).
 
     Only the elements of ``order`` that are a ``<dialog>`` or have one of the attributes read
     (:func:`pagesieve.core.measure.elements_with`, picked in C) are tested, in document order; the set
@@ -197,19 +200,21 @@ def unlikely_blocks(order: list[HtmlElement], by_name: bool = True) -> tuple[set
         return unlikely, roots
     named: dict[str, bool] = {}  # names -> unlikely by its names (pages repeat their class names)
     listed = set(order)
-    for el in elements_with(order[0], _DIALOG, _UNLIKELY_ATTRS if by_name else _MODAL_ATTRS):
+    for el in elements_with(order[0], _DIALOG, _UNLIKELY_ATTRS):
         if el in unlikely or el not in listed:
             continue
         if not by_name:
-            if modal(el):
+            if modal(el) or (el.tag not in _NEVER_BY_NAME and (el.get("class") or el.get("id"))
+                             and consent_named(names_of(el))):
                 unlikely.update(el.iter())
                 roots.append(el)
             continue
         names = names_of(el)
         by_names = named.get(names)
         if by_names is None:
-            by_names = named[names] = bool(names and UNLIKELY_NAMES.found(names) and not MAYBE_NAMES.found(names))
-        if (by_names and el.tag not in ("body", "a", "html", "article", "main")) or \
+            by_names = named[names] = bool(names and (UNLIKELY_NAMES.found(names) and not MAYBE_NAMES.found(names)
+                                                      or consent_named(names)))
+        if (by_names and el.tag not in _NEVER_BY_NAME) or \
                 (el.get("role") or "").lower() in BOILERPLATE_ROLES or modal(el):
             unlikely.update(el.iter())
             roots.append(el)
