@@ -278,12 +278,12 @@ def clean_text(text: str) -> str:
     """``text`` without the characters an XML tree cannot hold (see the module doc), also when
     a numeric character reference (``&#1;``, ``&#xFFFF;``) would put one in the tree."""
     if any(c in text for c in _XML_UNSAFE_CHARS):  # 31 substring scans: twice as fast as one character class
-        # A browser keeps such a character in a tag name (``</scr\x01ipt>`` ends no script) and at the start of an
-        # unquoted attribute value (``alt=\x15"`` opens no quoted one): there it becomes U+FFFD, not nothing.
+        # A browser keeps such a character in a tag name (``</scr\x01ipt>`` ends no script), first in an unquoted
+        # value (``alt=\x15"`` opens no quote): U+FFFD there, not nothing.
         text = _UNSAFE_IN_TAG.sub(lambda m: m.group(0).translate(_UNSAFE_TO_FFFD), text)
         text = _UNSAFE_VALUE_START.sub(lambda m: m.group(1) + m.group(2).translate(_UNSAFE_TO_FFFD), text)
         # Else dropped; but as text it keeps a later <frameset> from replacing the body: then U+FFFD too.
-        text = text.translate(_UNSAFE_TO_FFFD if _FRAMESET.search(text) else _XML_UNSAFE)
+        text = text.translate(_FRAMESET_UNSAFE if _FRAMESET.search(text) else _XML_UNSAFE)
     # Each distinct reference judged once (pages repeat &#8217;), the text rewritten only when one must change.
     if "&#" in text and any(_replacement(digits) is not None for digits in set(_CHAR_REF.findall(text))):
         text = _CHAR_REF.sub(lambda m: _replacement(m.group(1)) or m.group(0), text)
@@ -520,7 +520,7 @@ _UNSAFE_IN_TAG = re.compile("</?[^\t\n\f\r />]*[\x00-\x08\x0b\x0e-\x1f\ufffe\uff
 _UNSAFE_VALUE_START = re.compile("(<[A-Za-z][^<>]*?=[\t\n\f\r ]*)([\x00-\x08\x0b\x0e-\x1f\ufffe\uffff]+)")
 _FRAMESET = re.compile("<frameset", re.I)
 _UNSAFE_TO_FFFD = {c: "\ufffd" for c in (*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20), 0xFFFE, 0xFFFF)}
-
+_FRAMESET_UNSAFE = {**_XML_UNSAFE, **_UNSAFE_TO_FFFD}  # a form feed stays a space
 
 def _merge_body_attributes(root, text: str) -> None:
     """A second ``<body>`` start tag adds the attributes the body lacks (HTML parsing, "in body"
