@@ -236,6 +236,12 @@ def test_where_markup_ends_open(markup, open_at_end):
     # in SVG or MathML it is an element like any other; after </math> it is HTML's again
     ("<math><plaintext>a</plaintext></math><plaintext>", [(7, 16), (20, 29)], (38, 47, 48)),
     ("<svg/><plaintext>", [], (7, 16, 17)),
+    # an HTML tag leaves foreign content (a fuzzed page: the rest of it, text to a browser, was read as markup)
+    ("<svg><p>a<plaintext>", [], (10, 19, 20)),
+    ("<svg><math><title><b>t</b></title><plaintext>", [(35, 44)], None),  # <b> inside an integration point
+    ("<svg><foreignObject><plaintext>", [], (21, 30, 31)),  # inside one a tag is read as in HTML
+    ("<math><mi><title>x</title></mi><plaintext>", [(32, 41)], None),  # its <title> is HTML's, then closed
+    ("<math></p><plaintext>", [], (11, 20, 21)),
 ])
 def test_plaintext_tags_as_a_browser_reads_them(markup, foreign, html):
     assert tagscan.plaintext_tags(markup) == (foreign, html)

@@ -76,6 +76,14 @@ from pagesieve.core import measure
 RAW_TEXT = ("style", "xmp", "iframe", "noembed", "noframes", "title", "textarea")
 #: Elements whose start tag opens foreign content (SVG, MathML) in a browser.
 FOREIGN = ("svg", "math")
+#: Start tags that take the tree builder out of SVG or MathML content (HTML: "any other start tag" in
+#: foreign content's list of HTML elements; ``<font>`` with attributes aside).
+BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
+                     "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul "
+                     "var".split())
+#: SVG and MathML elements inside which tags are read as in HTML (HTML integration points, and MathML text
+#: integration points).
+INTEGRATION_POINTS = frozenset({"foreignobject", "desc", "title", "mi", "mo", "mn", "ms", "mtext", "annotation-xml"})
 #: The readings of a page (see the module doc): libxml2's, a browser's (and lexbor's), and a browser's
 #: that follows the tree builder's frameset and (older) select modes.
 LIBXML2, BROWSER, MODES = 0, 1, 2
@@ -356,12 +364,12 @@ def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, in
     content, after which everything is text to a browser: (the offset of its name, of the name's end
     and after its ``>``), or None). Read as :func:`noscript_regions` reads (a ``<noscript>``'s content is
     text), with the depth of open ``<svg>``/``<math>`` start tags that :func:`py_scan`'s browser
-    reading keeps; the tree builder's way out of foreign content at an HTML tag (``<p>``, ``<div>``…)
-    is not followed: a ``<plaintext>`` after one counts as foreign, which is what libxml2 makes of it
-    anyway (text to the end)."""
+    reading keeps, and the tree builder's way out of foreign content at an HTML tag (``<p>``, ``<div>``…,
+    :data:`BREAKOUT`) outside an HTML integration point (``<foreignObject>``, ``<title>``, ``<mi>``…,
+    :data:`INTEGRATION_POINTS`, inside which a tag is read as in HTML)."""
     n = len(text)
     foreign: list[tuple[int, int]] = []
-    i, depth, no_close_from = 0, 0, n + 1
+    i, depth, point, no_close_from = 0, 0, 0, n + 1
     while True:
         i = text.find("<", i)
         if i < 0 or i + 1 >= n:
@@ -373,16 +381,22 @@ def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, in
             if end < 0:
                 return foreign, None
             name = _name(text, i + 1, j)
+            full = text[i + 1:j].lower() if depth else name
+            if depth and not point and full in BREAKOUT:
+                depth = 0  # the tree builder leaves foreign content: this tag and what follows are HTML
+            html = not depth or point  # whether this tag is read as HTML
+            if not html and not self_closing and full in INTEGRATION_POINTS:
+                point = 1  # (one level: an integration point inside one is read as HTML, not followed)
             if name in FOREIGN:
                 depth += not self_closing
             elif name == "plaintext":
-                if not depth:
+                if html:
                     return foreign, (i + 1, j, end)
                 foreign.append((i + 1, j))
-            elif depth == 0 and name == "noscript":
+            elif html and name == "noscript":
                 m = _NOSCRIPT_END.search(text, end)
                 end = _tag(text, m.end(), n, _AFTER_QUOTED)[0] if m else -1
-            elif depth == 0 and name:
+            elif html and name:
                 end = _raw_text_end(text, name, end, n)
             if end < 0:
                 return foreign, None
@@ -393,9 +407,13 @@ def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, in
             if end < 0:
                 return foreign, None
             name = _name(text, i + 2, j)
-            if depth and name in FOREIGN:
+            if point and text[i + 2:j].lower() in INTEGRATION_POINTS:
+                point = 0
+            elif depth and not point and name in ("p", "br"):
+                depth = 0  # </p> and </br> leave foreign content too
+            elif depth and name in FOREIGN:
                 depth -= 1
-            elif depth and name == "plaintext":
+            elif depth and not point and name == "plaintext":
                 foreign.append((i + 2, j))
             i = end
         elif c == "!":
