@@ -220,3 +220,18 @@ def test_style_sheets_inside_removed_blocks_stay_in_the_page():
     head = out[:out.index("<body")]
     assert ".icon{width:24px}" in head and 'href="/h.css"' in head  # the header's style sheets, in the head
     assert ".x{color:red}" not in out and 'rel="author"' not in out and "<header" not in out
+
+
+@pytest.mark.parametrize("html, expected", [
+    # a row that is one line of text keeps its cells on it, as a browser shows them side by side
+    ("<table><tr><td>Revision Date</td><td>Revision Details</td></tr><tr><td>Size</td><td>12</td></tr></table>",
+     "Revision Date Revision Details\nSize 12"),
+    # a label first in its row heads the first line of the cell after it
+    ("<table><tr><td><b>09/13/06</b></td><td><b>Publication 1001, column 3</b><ul><li>Changed.</li></ul></td></tr>"
+     "</table>", "09/13/06 Publication 1001, column 3\n\n• Changed."),
+    # a row of long cells or cells that are blocks keeps a line each
+    ("<table><tr><td><p>First block.</p></td><td><p>Second block.</p></td></tr></table>",
+     "First block.\n\nSecond block."),
+])
+def test_a_table_row_reads_as_it_shows(html, expected):
+    assert text(html) == expected

@@ -396,28 +396,48 @@ def _record_table(rows: list) -> bool:
     rows = [r for r in rows if text_len(r)]
     if len(rows) < 3:
         return False
-    head = _row_cells(rows[0])
-    if len(head) < 2 or not all(_label(c) and c.find(".//a") is None for c in head):
+    head = row_cells(rows[0])
+    if len(head) < 2 or not all(label_cell(c) and c.find(".//a") is None for c in head):
         return False
     width = sum(_span(c) for c in head)
     for row in rows[1:]:
-        cells = _row_cells(row)
-        if not cells or sum(_span(c) for c in cells) != width or not _label(cells[0]):
+        cells = row_cells(row)
+        if not cells or sum(_span(c) for c in cells) != width or not label_cell(cells[0]):
             return False
     return True
 
 
-def _row_cells(row: HtmlElement) -> list[HtmlElement]:
+def row_cells(row: HtmlElement) -> list[HtmlElement]:
+    """The cells (``<td>``, ``<th>``) of a table row."""
     return [c for c in row if is_element(c) and c.tag in ("td", "th")]
 
 
-def _label(cell: HtmlElement) -> bool:
+def label_cell(cell: HtmlElement) -> bool:
+    """A cell that is a label: some text, at most :data:`LABEL_CELL_CHARS`, no list, table or heading inside."""
     return 0 < text_len(cell) <= LABEL_CELL_CHARS and next(cell.iter(*_CELL_BLOCKS), None) is None
 
 
 def _span(cell: HtmlElement) -> int:
     value = (cell.get("colspan") or "1").strip()
     return max(1, int(value)) if value.isdigit() else 1
+
+
+#: A table row whose cells hold this many characters or fewer together, and nothing that makes a block,
+#: is one line of text ("Revision Date | 2005 Revision Details", "Tue 08/07 | WP: James Shields (10 - 7)"):
+#: its cells stand side by side (a layout table linearised, a table read as text), not one line each
+#: (which cut such a line in pieces). Two lines of a paragraph.
+ROW_LINE_CHARS = 200
+
+
+def line_row_cells(row: HtmlElement) -> list[HtmlElement]:
+    """The cells of ``row`` when it is one line of text (:data:`ROW_LINE_CHARS`, two cells or more
+    holding text, no block inside any); else none."""
+    cells = row_cells(row)
+    if sum(1 for c in cells if text_len(c)) < 2 or text_len(row) > ROW_LINE_CHARS:
+        return []
+    if any(d.tag in BLOCK_TAGS for c in cells for d in c.iterdescendants() if isinstance(d.tag, str)):
+        return []
+    return cells
 
 
 def _owner_table(node: HtmlElement) -> HtmlElement | None:

@@ -30,6 +30,7 @@ _SKIP_LINK_CLASS = "pagesieve-skip"
 _READ_LATER_CLASS = "pagesieve-read-later"
 _PRE_NL, _PRE_SP = "\ue000", "\ue001"  # private-use stand-ins that survive whitespace collapsing
 _LINE = dom.BLOCK_TAGS | {"br", "li", "tr", "dt", "dd", "figcaption", "caption", "option"}
+_CELLS = frozenset({"td", "th"})
 #: A list item's bullet, and the end of its item: the bullet is written with the item's first text (a
 #: paragraph inside the item, not a line of its own) and not at all for an item without text.
 _BULLET, _ITEM_END = "\ue002", "\ue003"
@@ -352,11 +353,42 @@ def _login_form(form: HtmlElement) -> bool:
             and not _chars_at_least(form, LOGIN_FORM_MAX_CHARS))
 
 
+class _RowLines:
+    """Which cells of a table row do not end their line, and which start none: all of a row that is one line
+    of text (:func:`pagesieve.core.dom.line_row_cells`); else a first cell that is a label ("09/13/06") and
+    the cell after it, whose first line it heads. A row read partly in another place (``moved``: the reading
+    order's read-later parts) keeps its lines."""
+
+    def __init__(self, moved: set) -> None:
+        self.moved = moved
+        self.rows: dict[HtmlElement, tuple[frozenset, frozenset]] = {}
+
+    def joined(self, cell: HtmlElement, closing: bool) -> bool:
+        row = cell.getparent()
+        if row is None:
+            return False
+        got = self.rows.get(row)
+        if got is None:
+            cells = dom.row_cells(row)
+            if self.moved and any(el in self.moved for c in cells for el in c.iter()):
+                got = frozenset(), frozenset()
+            elif dom.line_row_cells(row):
+                got = frozenset(cells), frozenset(cells)
+            elif len(cells) >= 2 and dom.label_cell(cells[0]):
+                got = frozenset(cells[:1]), frozenset(cells[1:2])
+            else:
+                got = frozenset(), frozenset()
+            self.rows[row] = got
+        return cell in got[0 if closing else 1]
+
+
 def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep), in
     the order a screen reader reads: blocks owned by a read-later element come in its place."""
     later = _read_later(root)
     moved = {el for els in later.values() for el in els}
+    rows = _RowLines(moved)
+
     # (node, closing, owned): an owned node read in its owner's place keeps its tail where it was
     stack: list[tuple[HtmlElement, bool, bool]] = [(root, False, False)]
     while stack:
@@ -368,7 +400,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
                 out.append(_ITEM_END)
             if tag in _PARAGRAPH:
                 out.append(2)
-            elif tag in _LINE:
+            elif tag in _LINE and not (tag in _CELLS and rows.joined(node, True)):
                 out.append(1)
             if tail:
                 out.append(node.tail.replace("\n", " "))
@@ -407,8 +439,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             continue
         if tag in _PARAGRAPH:
             out.append(2)
-        elif tag in _LINE:
-            out.append(1)
+        elif tag in _LINE and not (tag in _CELLS and rows.joined(node, False)):
+            out.append(1)  # a row that is one line of text keeps its cells on it, a space apart
         if tag == "li":
             out.append(_BULLET)
         elif tag in ("td", "th"):

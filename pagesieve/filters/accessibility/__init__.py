@@ -36,7 +36,7 @@ Each part is a setting; in the order they run:
 * ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.core.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
   ``<div>`` blocks in reading order (row by row), its content untouched; a row of short cells
-  (``tables.ROW_LINE_CHARS`` together, nothing that makes a block: "Revision Date | 2005 Revision
+  (``dom.ROW_LINE_CHARS`` together, nothing that makes a block: "Revision Date | 2005 Revision
   Details") stays one line, its cells inline side by side. Its colours stay: a
   ``bgcolor``/``background`` becomes the same inline style (WCAG 1.4.3, axe ``color-contrast``: text
   coloured for that background would otherwise be left on white). A row whose cells all hold little

@@ -54,7 +54,7 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
                     ctx.remove(p, "layout spacer cell dropped with its layout table", explain=False)
                     spacers += 1
             moved = _story_cell_first(table, ctx.article) if s.layout_story_first else False
-            lines = {c for p in parts[table] if p.tag == "tr" and ctx.in_document(p) for c in _line_cells(p)}
+            lines = {c for p in parts[table] if p.tag == "tr" and ctx.in_document(p) for c in dom.line_row_cells(p)}
             rows_kept = _short_rows_side_by_side(parts[table], lines) if s.layout_short_rows else 0
             for p in parts[table]:
                 if not ctx.in_document(p):
@@ -78,24 +78,6 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             ctx.note("linearise", table, "layout table turned into blocks in reading order (WCAG 1.3.2)",
                      measured={"rows": rows, "spacers_dropped": spacers, "story_cell_first": moved,
                                "rows_side_by_side": rows_kept})
-
-
-#: A row of a layout table whose cells hold this many characters or fewer together, and nothing that
-#: makes a block, is one line of text ("Revision Date | 2005 Revision Details", "Tue 08/07 | WP: James
-#: Shields (10 - 7)"): linearised, its cells stay side by side, as the row showed them, not one line each
-#: (which cut such a line in pieces). Two lines of a paragraph.
-ROW_LINE_CHARS = 200
-
-
-def _line_cells(row: HtmlElement) -> list[HtmlElement]:
-    """The cells of ``row`` when it is one line of text (``ROW_LINE_CHARS``, two cells or more holding
-    text, no block inside any): they become inline; else none."""
-    cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("td", "th")]
-    if sum(1 for c in cells if dom.text_len(c)) < 2 or dom.text_len(row) > ROW_LINE_CHARS:
-        return []
-    if any(d.tag in dom.BLOCK_TAGS for c in cells for d in c.iterdescendants() if isinstance(d.tag, str)):
-        return []
-    return cells
 
 
 #: A cell holds the story when it has this many characters of text outside links (a paragraph or two).
