@@ -84,7 +84,7 @@ _DETAILS = "<b>Publication 1001, column 3</b><ul><li>" + "The column is an addit
     # a change log: a head row of labels, each row led by a date, its details in lists and paragraphs
     ("<table id=t><tr><td><b>Revision Date</b></td><td><b>Revision Details</b></td></tr>"
      + f"<tr><td><b>09/13/06</b></td><td>{_DETAILS}<p>Noted in print.</p></td></tr>" * 3 + "</table>", True),
-    ("<table id=t><tr><th colspan=2>Day</th><td>Task</td></tr>"  # head cells spanning columns count as wide
+    ("<table id=t><tr><td colspan=2>Day</td><td>Task</td></tr>"  # head cells spanning columns count as wide
      + f"<tr><td>Mon</td><td>9:00</td><td>{_DETAILS}</td></tr>" * 2 + "</table>", True),
     # layout: a menu of links over the page, rows led by the story, a row wider than the head, too few rows
     ("<table id=t><tr><td><a href=/>Home</a></td><td><a href=/n>News</a></td></tr>"
