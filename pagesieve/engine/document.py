@@ -234,7 +234,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
         text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
         root = _parse_text(text)
     if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or tagscan.self_closed_html(text)
-            or _foreign_markup(root) or _bodiless(root)):
+            or html5_markup.misread_foreign(root) or _bodiless(root)):
         if not hollowed:  # lexbor parses without scripting: a <noscript>'s content is markup to it
             text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
         html5 = html5_markup.serialize(text)
@@ -326,14 +326,8 @@ _AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^>]*>|<!--.*?-->|<![^>-][^>]*>|<\?
 
 #: HTML5's void elements that libxml2's HTML4 tables do not know as empty: it makes what follows them
 #: their content (``<embed><p>b</p>`` puts the paragraph inside the embed, and removing the embed
-#: would take it along). ``image`` is read as ``img`` by browsers.
+#: would take it along). ``image`` is read as ``img`` by browsers, but in SVG content it is SVG's picture.
 LATE_VOIDS = ("bgsound", "embed", "image", "keygen", "source", "track", "wbr")
-#: Elements whose content libxml2 always reads as text, but which in SVG or MathML content a browser
-#: parses as markup (an ``<img onerror>`` there is a live element).
-RAW_TEXT_TAGS = ("style", "script", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript")
-_FOREIGN_RAW = etree.XPath("(//svg | //math)//*[self::style or self::script or self::title or self::textarea "
-                           "or self::xmp or self::iframe or self::noembed or self::noframes or self::noscript]"
-                           "[contains(., '<')]")
 
 
 #: What a ``plaintext`` tag in SVG or MathML content is called while the page is parsed (libxml2 would read
@@ -378,19 +372,12 @@ def _bodiless(root: HtmlElement) -> bool:
     return body is None or (len(body) == 0 and not (body.text or "").strip())
 
 
-def _foreign_markup(root: HtmlElement) -> bool:
-    """True when SVG or MathML content holds an element libxml2 read as text that holds markup
-    (``<svg><style><img src=x onerror=...>``): a browser builds elements from it, so the page is
-    read again by the HTML5 tree builder. Pages without ``<svg>``/``<math>`` pay one C search."""
-    if next(root.iter("svg", "math"), None) is None:
-        return False
-    return bool(_FOREIGN_RAW(root))
-
-
 def _close_voids(root: HtmlElement) -> None:
     """Give back what libxml2 put inside an HTML5 void element (:data:`LATE_VOIDS`): its text and
     children follow it, as siblings, where a browser has them."""
     for el in list(root.iter(*LATE_VOIDS)):
+        if el.tag != "embed" and html5_markup.in_foreign_content(el):
+            continue  # an SVG <image> (a picture), a foreign <source>: elements, not HTML's voids
         if el.tag == "image":
             el.tag = "img"
         if len(el) == 0 and not el.text:

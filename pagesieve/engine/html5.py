@@ -8,14 +8,21 @@ content libxml2 reads as text (``<math><title>``, ``<svg><style>``…). To a bro
 may sit inside a comment in it, and what follows that end tag is then read out of place (a fuzzed page
 whose ``<style>`` so opened took the rest of the page as style text). Such an element is renamed in the
 serialisation (:data:`PREFIX`) and named back after libxml2's parse, with its content built as elements.
+
+It also knows where libxml2's own tree of SVG and MathML content differs from a browser's: which pages to
+read the HTML5 way for it (:func:`misread_foreign`), and which elements stand in foreign content
+(:func:`in_foreign_content`).
 """
 
 from __future__ import annotations
 
 import secrets
 
+from lxml import etree
 from lxml.html import HtmlElement
 from selectolax.lexbor import LexborHTMLParser
+
+from pagesieve.core import tagscan
 
 #: What such an element is called between the two parsers: libxml2 reads an unknown element's content
 #: as markup.
@@ -27,6 +34,36 @@ MARK = "data-pagesieve-foreign"
 #: to it; ``<plaintext>`` is handled before either parser sees the page).
 LIBXML2_RAW = ("style", "script", "title", "textarea", "xmp", "iframe", "noembed", "noframes")
 _SELECTOR = ", ".join(LIBXML2_RAW)
+#: In libxml2's tree, an element libxml2 read as text although it holds markup (SVG or MathML content, where
+#: a browser builds elements from it: ``<svg><style><img src=x onerror=...>``), or a ``<template>``: in SVG
+#: or MathML content that is a foreign element whose content is shown, and an HTML tag in it (``<div>``,
+#: ``<p>``) takes a browser's tree builder out of the foreign content; libxml2 knows no foreign content and
+#: keeps what follows inside the template, where no filter counts it as shown (a mutated page so lost its
+#: whole story).
+_MISREAD_FOREIGN = etree.XPath(
+    "(//svg | //math)//*[self::style or self::script or self::title or self::textarea or self::xmp "
+    "or self::iframe or self::noembed or self::noframes or self::noscript][contains(., '<')] "
+    "| (//svg | //math)//template")
+
+
+def misread_foreign(root: HtmlElement) -> bool:
+    """True when libxml2's tree ``root`` holds SVG or MathML content libxml2 read unlike a browser
+    (:data:`_MISREAD_FOREIGN`): the page is to be read by the HTML5 tree builder. Pages without
+    ``<svg>``/``<math>`` pay one C search."""
+    if next(root.iter("svg", "math"), None) is None:
+        return False
+    return bool(_MISREAD_FOREIGN(root))
+
+
+def in_foreign_content(el: HtmlElement) -> bool:
+    """Whether ``el`` sits in SVG or MathML content of libxml2's tree, with no HTML integration point
+    (``<foreignObject>``, ``<mi>``…) between: there an ``<image>`` is SVG's picture, not HTML's ``<img>``."""
+    for ancestor in el.iterancestors():
+        if ancestor.tag in ("svg", "math"):
+            return True
+        if ancestor.tag in tagscan.INTEGRATION_POINTS:
+            return False
+    return False
 
 
 def serialize(text: str) -> str:
