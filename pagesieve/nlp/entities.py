@@ -156,7 +156,7 @@ def use_numpy_blas(nlp) -> None:
     that BLAS to one thread in this process.
 
     thinc's CPU ops use the ``blis`` package, whose kernels ran at a third of OpenBLAS's speed on
-    this machine (``benchmarks/results/bench-session15.txt``); spaCy's own per-step parser products
+    this machine (``benchmarks/results/bench-2026-11-25-7f7c2b1.txt``); spaCy's own per-step parser products
     keep using BLIS (``ops.cblas()`` is unchanged). One thread: the proxy runs one worker per core,
     and OpenBLAS's second thread cost about a third more CPU time for the same products. The limit
     is process-wide and survives ``fork``, so the proxy's workers inherit it from their preloaded
