@@ -277,7 +277,8 @@ class Declutter:
         ms = (time.perf_counter() - t0) * 1000
         await self._serve_filtered(flow, spec_key, spec.preset, outcome)
         flow.metadata[flowkeys.DECISION] = {"filtered": True, "preset": spec.preset, "ms": round(ms, 1),
-                                       "removed_by": dict(outcome.removed_by)}
+                                            "filter_ms": outcome.ms, "queued_ms": outcome.queued_ms,
+                                            "removed_by": dict(outcome.removed_by)}
         # A filter that raised, or that would have removed nearly all of the article, was undone on
         # this page (the others applied): the header says which.
         errors = [f.name for f in outcome.failed if f.status == "error"]

@@ -7,7 +7,7 @@ line, no proxy authentication (the answer says nothing about anyone) — with ``
 
     ok; state=available; workers=2
 
-``GET http://pagesieve.health/metrics`` answers counters in Prometheus' text format
+``GET http://pagesieve.health/metrics`` answers metrics in Prometheus' text format
 (:mod:`pagesieve.proxy_addons.metrics`).
 
 ``state=unavailable`` while the state database is down still answers 200: pages are served with

@@ -153,10 +153,12 @@ class WorkerPool:
         # longer than allowed (an estimate: the pages running now are not counted).
         if slots.locked() and slots.ahead(client) / self.workers > max_queue:
             raise Busy
+        t0 = time.perf_counter()
         try:
             turn = await asyncio.wait_for(slots.acquire(client), max_queue)
         except TimeoutError:
             raise Busy from None
+        queued_ms = (time.perf_counter() - t0) * 1000
         if self._closed.is_set():
             slots.release(turn)
             raise RuntimeError("the worker pool is shut down")
@@ -168,8 +170,8 @@ class WorkerPool:
         if not done:
             # The worker interrupts itself shortly after (SIGALRM), or its thread kills it.
             wrapped.add_done_callback(_retrieve)
-            return Outcome(reason="timeout", error=f"filtering took longer than {timeout:g} s")
-        return wrapped.result()
+            return Outcome(reason="timeout", error=f"filtering took longer than {timeout:g} s", queued_ms=queued_ms)
+        return replace(wrapped.result(), queued_ms=queued_ms)
 
     def _free(self, turn: Turn, seconds: float | None, outcome: str) -> None:
         """A worker can take the next page: give ``turn``'s slot back, with the worker ``seconds``

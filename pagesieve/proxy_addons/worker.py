@@ -89,6 +89,8 @@ class Outcome:
     #: (None: nowhere, e.g. text output), and the removals of the page's record (:func:`removals_of`).
     slot: int | None = None
     removals: tuple[dict[str, Any], ...] = ()
+    #: Milliseconds the page waited for a free worker (set by the proxy's worker pool, for its metrics).
+    queued_ms: float = 0.0
 
     @property
     def removed_by(self) -> tuple[tuple[str, int], ...]:

@@ -11,10 +11,13 @@ import threading
 import time
 
 import httpx
+import lxml.html
 import pytest
 
 from tests.proxy.adversarial import MARKER, NORMAL, page
 from pagesieve.engine.document import MAX_ATTRIBUTES
+from pagesieve.proxy_addons.metrics import CONTENT_TYPE
+from pagesieve.proxy_addons.pool import KILL_GRACE_SECONDS
 from tests.proxy.conftest import TIMEOUT, Origin, Route, start_proxy
 
 pytestmark = pytest.mark.proxy
@@ -25,9 +28,14 @@ HTML = {"Content-Type": "text/html; charset=utf-8"}
 #: page was refused ahead of parsing (pagesieve.engine.document.MAX_ATTRIBUTES).
 MANY_ATTRIBUTES = 80_000
 #: Bytes of the widest page the parsers still read: tags of one attribute fewer than the limit each,
-#: and an end after </html> that makes it read the HTML5 way too (lexbor, then libxml2 again): about 8 s
-#: in C code on the development machine, past the test proxy's limit and its grace.
+#: and an end after </html> that makes it read the HTML5 way too (lexbor, then libxml2 again).
 WIDE_PAGE_BYTES = 8_000_000
+#: The stuck-page test's proxy.timeout_seconds: a worker interrupts itself half a second past it, unless it
+#: is in C code then; the pool kills it at the limit + KILL_GRACE_SECONDS.
+STUCK_TIMEOUT = 1.0
+#: The first parser call on the stuck page runs this many times the time to the kill, so that the worker's
+#: own alarm finds it in C code until the kill on a fast machine as on a loaded one.
+STUCK_MARGIN = 1.6
 
 
 def many_attributes_page(n: int = MANY_ATTRIBUTES) -> bytes:
@@ -41,6 +49,18 @@ def widest_tags_page(size: int = WIDE_PAGE_BYTES) -> bytes:
             + "<p>after the end</p>").encode()
 
 
+def stuck_page() -> bytes:
+    """A page of wide tags whose first libxml2 parse alone runs :data:`STUCK_MARGIN` times the time to the
+    kill, sized by timing libxml2 here (8 to 40 MB): a fixed 8 MB ran past the kill in C code on one
+    machine, but on a faster one its parser calls returned between the worker's alarm and the kill."""
+    sample = widest_tags_page(2_000_000).decode()
+    t0 = time.perf_counter()
+    lxml.html.document_fromstring(sample)
+    seconds_a_byte = (time.perf_counter() - t0) / len(sample)
+    size = (STUCK_TIMEOUT + KILL_GRACE_SECONDS) * STUCK_MARGIN / seconds_a_byte
+    return widest_tags_page(int(min(40_000_000, max(WIDE_PAGE_BYTES, size))))
+
+
 def unclosed_blocks_page(n: int = 1600) -> bytes:
     """``<div><p>`` opened ``n`` times and never closed (100 KB): each div nests in the last."""
     return page(f"<p>{MARKER}.</p>" + "<div><p>Some words of text in a paragraph, with a comma here. " * n).encode()
@@ -50,7 +70,7 @@ def unclosed_blocks_page(n: int = 1600) -> bytes:
 def origin():
     server = Origin({"/normal.html": Route(headers=HTML, body=NORMAL),
                      "/many-attributes.html": Route(headers=HTML, body=many_attributes_page()),
-                     "/widest-tags.html": Route(headers=HTML, body=widest_tags_page()),
+                     "/widest-tags.html": Route(headers=HTML, body=stuck_page()),
                      "/unclosed-blocks.html": Route(headers=HTML, body=unclosed_blocks_page())},
                     host="127.0.0.3")  # outside EasyList's loopback exceptions
     yield server
@@ -113,7 +133,8 @@ def test_a_page_stuck_in_c_code_costs_its_worker_not_the_others(tmp_path, origin
     """Two pages that keep their workers in the parsers' C code far past the time limit: each answered
     unfiltered (the original bytes) at the limit, its worker killed and replaced; a page filtering
     meanwhile on another worker is not failed, and a page 12 s later is filtered."""
-    proxy = start_proxy(tmp_path, workers=2, max_queue_ms=2000, max_body_bytes=2 * WIDE_PAGE_BYTES)
+    size = len(origin.routes["/widest-tags.html"].body)
+    proxy = start_proxy(tmp_path, workers=2, max_queue_ms=2000, max_body_bytes=2 * size, timeout_seconds=STUCK_TIMEOUT)
     try:
         first = proxy.workers()
         stuck: list[httpx.Response] = []
@@ -144,16 +165,22 @@ def test_a_page_stuck_in_c_code_costs_its_worker_not_the_others(tmp_path, origin
         assert "killed, another one starts" in proxy.log_text()
         # What happened is counted, for monitoring.
         metrics = get(proxy, "http://pagesieve.health/metrics")
-        assert metrics.headers["content-type"].startswith("text/plain; version=0.0.4")
+        assert metrics.headers["content-type"] == CONTENT_TYPE  # Prometheus' text format
         values = dict(line.rsplit(" ", 1) for line in metrics.text.splitlines() if not line.startswith("#"))
         assert float(values["pagesieve_worker_replacements_total"]) >= 3
         assert float(values['pagesieve_pages_total{outcome="unfiltered",reason="timeout"}']) == 3
         assert float(values['pagesieve_pages_total{outcome="filtered",reason=""}']) == 1 + len(other)
         # Each stuck page kept its worker past the limit until the kill: that time is counted (and charged
         # to its client, whose next pages then wait behind others').
-        assert float(values['pagesieve_worker_seconds_total{outcome="timeout"}']) >= 3 * TIMEOUT
+        assert float(values['pagesieve_worker_seconds_total{outcome="timeout"}']) >= 3 * STUCK_TIMEOUT
         assert float(values['pagesieve_worker_seconds_total{outcome="filtered"}']) > 0
-        assert values["pagesieve_workers"] == "2"
+        assert float(values["pagesieve_workers"]) == 2
+        # Each filtered page's worker time and wait for a worker, as histograms.
+        assert float(values["pagesieve_filter_seconds_count"]) == 1 + len(other)
+        assert float(values["pagesieve_queue_seconds_count"]) == 1 + len(other)
+        assert 0 < float(values["pagesieve_filter_seconds_sum"]) < (1 + len(other)) * STUCK_TIMEOUT
+        assert float(values['pagesieve_filter_seconds_bucket{le="+Inf"}']) == 1 + len(other)
+        assert float(values["pagesieve_state_available"]) == 1
     finally:
         proxy.stop()
 

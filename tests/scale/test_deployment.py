@@ -195,6 +195,8 @@ def test_postgres_stopped_and_restarted_mid_run(deployment):
             for p in deployment.instances:
                 r = httpx.get("http://pagesieve.health/", proxy=p.url, trust_env=False, timeout=10)
                 assert r.text.startswith("ok; state=unavailable")
+                r = httpx.get("http://pagesieve.health/metrics", proxy=p.url, trust_env=False, timeout=10)
+                assert "pagesieve_state_available 0.0" in r.text.splitlines()
         print(f"settings page answered 503 {took:.1f} s after PostgreSQL stopped; pages kept being filtered")
     finally:
         deployment.postgres.start()

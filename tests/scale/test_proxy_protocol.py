@@ -137,7 +137,7 @@ def test_a_trusted_address_without_a_header_is_refused(balanced, origin):
     assert raw(proxy.port, request, S.BALANCER) == b""
     assert f"refused a connection from {S.BALANCER}" in proxy.log_text()
     metrics = get(proxy.port, "http://pagesieve.health/metrics", "-", "-", "127.0.0.1")[1]
-    assert "pagesieve_proxy_protocol_refused_total 1" in metrics.splitlines(), metrics
+    assert "pagesieve_proxy_protocol_refused_total 1.0" in metrics.splitlines(), metrics
     # The same bytes behind a header: answered (407: no credentials).
     answer = raw(proxy.port, SPOOFED_V1 + request, S.BALANCER)
     assert answer.startswith(b"HTTP/1.1 407"), answer[:200]
