@@ -41,8 +41,8 @@ Measured, per corpus and variant:
   column is read from the centre's top once the layout table is linearised), found by a TreeWalker
   over the visible text nodes and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
   more than ``LOWERED_PX`` lower than the original.
-* **pictures**: the images the original meant to show in its main content: ``<img>`` elements
-  inside the smallest element holding ``REGION_SHARE`` of the located truth sentences, no lower
+* **pictures**: the images the original meant to show in its main content: ``<img>`` elements (and
+  SVG ``<image>`` elements, at their ``href``) inside the smallest element holding ``REGION_SHARE`` of the located truth sentences, no lower
   than ``BELOW_LAST_PX`` under the last of them, with a real or lazy address (``src``, ``srcset``,
   ``data-src``, ``data-srcset``, ``data-lazy-src``, ``data-original``, a ``<picture>``'s
   ``<source>``), not a placeholder (a ``data:`` URL under ``PLACEHOLDER_DATA_CHARS`` characters,
@@ -182,7 +182,8 @@ function real(url, dataChars) {
 }
 function fromSrcset(v) { return (v || '').split(/,\s+/).map(s => s.trim().split(/\s+/)[0]).filter(Boolean); }
 function addresses(img, lazy, dataChars) {
-  const raw = [img.getAttribute('src')];
+  // an SVG <image> is a picture too, at its href
+  const raw = img.tagName === 'image' ? [img.getAttribute('href'), img.getAttribute('xlink:href')] : [img.getAttribute('src')];
   raw.push(...fromSrcset(img.getAttribute('srcset')));
   const pic = img.parentElement && img.parentElement.tagName === 'PICTURE' ? img.parentElement : null;
   if (pic) for (const s of pic.querySelectorAll('source')) raw.push(...fromSrcset(s.getAttribute('srcset')));
@@ -233,7 +234,7 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
   const last = Math.max(...found.map(n => top(n).bottom));
   const lazyAttr = ['data-src', 'data-srcset', 'data-lazy-src', 'data-original', 'data-lazy', 'data-lazy-srcset'];
   const images = [];
-  for (const img of region.querySelectorAll('img')) {
+  for (const img of region.querySelectorAll('img, svg image')) {
     const w = declared(img, 'width'), h = declared(img, 'height');
     if ((w != null && w <= 2) || (h != null && h <= 2)) continue;
     if (w != null && h != null && w < args.icon && h < args.icon) continue;
@@ -272,7 +273,7 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
 # The output: every picture it shows (loadable, unhidden, not sized 0), by address.
 _JS_SHOWN = "(args) => {" + _JS_COMMON + r"""
   const out = [];
-  for (const img of document.querySelectorAll('img')) {
+  for (const img of document.querySelectorAll('img, svg image')) {
     const addr = addresses(img, false, args.dataChars);
     if (!addr.length) continue;
     if (!img.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
