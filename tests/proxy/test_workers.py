@@ -109,17 +109,26 @@ def test_workers_and_forkserver_die_with_a_killed_proxy(tmp_path, origin):
 
 
 def test_a_tag_of_80000_attributes_is_served_as_sent_at_once(tmp_path, origin):
-    """Refused before parsing (one linear scan), not after the worker's time limit: the original bytes,
-    the fail-safe script policy, the reason; the worker is the same one, and filters the next page."""
+    """Two requests at once on one worker, each refused before parsing (one linear scan), not after the
+    worker's time limit: the original bytes, the fail-safe script policy, the reason; the worker is the same
+    one, and filters the next page."""
     proxy = start_proxy(tmp_path, workers=1)
     try:
         first = proxy.workers()
+        answers: list[httpx.Response] = []
+        threads = [threading.Thread(target=lambda: answers.append(get(proxy, origin.url("/many-attributes.html"))))
+                   for _ in range(2)]  # two at once, on the one worker
         t0 = time.monotonic()
-        r = get(proxy, origin.url("/many-attributes.html"))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
         elapsed = time.monotonic() - t0
-        assert r.headers["x-pagesieve"] == "unfiltered; reason=unparsable", r.headers["x-pagesieve"]
-        assert r.headers.get_list("content-security-policy") == ["script-src 'none'; object-src 'none'"]
-        assert r.content == origin.routes["/many-attributes.html"].body
+        assert len(answers) == 2
+        for r in answers:
+            assert r.headers["x-pagesieve"] == "unfiltered; reason=unparsable", r.headers["x-pagesieve"]
+            assert r.headers.get_list("content-security-policy") == ["script-src 'none'; object-src 'none'"]
+            assert r.content == origin.routes["/many-attributes.html"].body
         assert elapsed < TIMEOUT, elapsed  # the kill would come after TIMEOUT + its grace
         r = get(proxy, origin.url("/normal.html"))
         assert r.headers["x-pagesieve"].startswith("filtered;"), r.headers["x-pagesieve"]
