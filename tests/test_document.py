@@ -540,3 +540,16 @@ def test_an_svg_image_stays_a_picture_of_the_svg():
     assert page.root.find(".//image").getparent().tag == "svg"
     assert [el.get("src") for el in page.root.iter("img")] == ["x.png", "in.png"]  # HTML content: <img>
     assert b"<image href" in serialize(page)
+
+
+def test_a_plaintext_in_a_mathml_title_is_no_html_plaintext():
+    """A MathML ``<title>`` is no integration point: a ``<plaintext>`` in it is a MathML element, and the
+    ``<br>`` after it takes the tree builder back to HTML (a fuzzed page lost 59 of 592 words, read as the
+    text of an HTML plaintext)."""
+    words = " ".join(f"word{i}" for i in range(40))
+    page = parse(f"<p>first</p><p>a<math><title><plaintext>b <br>{words}</p><p>last</p>".encode())
+    shown = " ".join(" ".join(page.body.xpath("//text()[not(ancestor::title)]")).split())
+    assert words in shown and "last" in shown and "<p>" not in shown
+    # an SVG <image> under a MathML <title> stays foreign too; under an SVG <title> it is HTML's <img>
+    page = parse(b"<math><title><image href=a.png></title></math><svg><title><image src=b.png></title></svg>")
+    assert [el.tag for el in page.body.iter("image", "img")] == ["image", "img"]

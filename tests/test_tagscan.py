@@ -242,6 +242,14 @@ def test_where_markup_ends_open(markup, open_at_end):
     ("<svg><foreignObject><plaintext>", [], (21, 30, 31)),  # inside one a tag is read as in HTML
     ("<math><mi><title>x</title></mi><plaintext>", [(32, 41)], None),  # its <title> is HTML's, then closed
     ("<math></p><plaintext>", [], (11, 20, 21)),
+    # a MathML <title> or <desc> is no integration point (an SVG one is): what follows is markup (a fuzzed page lost
+    # 59 of 592 words, read as text); annotation-xml is one only with an HTML encoding
+    ("<math><title><plaintext>", [(14, 23)], None),
+    ("<math><desc><plaintext>", [(13, 22)], None),
+    ("<svg><desc><plaintext>", [], (12, 21, 22)),
+    ("<math><title><b>x</b><plaintext>", [], (22, 31, 32)),  # <b> leaves the MathML
+    ('<math><annotation-xml encoding="text/html"><plaintext>', [], (44, 53, 54)),
+    ("<math><annotation-xml><plaintext>", [(23, 32)], None),
 ])
 def test_plaintext_tags_as_a_browser_reads_them(markup, foreign, html):
     assert tagscan.plaintext_tags(markup) == (foreign, html)

@@ -71,19 +71,12 @@ from __future__ import annotations
 import re
 
 from pagesieve.core import measure
+from pagesieve.core.foreign import BREAKOUT, INTEGRATION_POINTS, integration_point
 
 #: Elements whose content is text up to their own end tag (RAWTEXT and RCDATA; ``script`` apart).
 RAW_TEXT = ("style", "xmp", "iframe", "noembed", "noframes", "title", "textarea")
 #: Elements whose start tag opens foreign content (SVG, MathML) in a browser.
 FOREIGN = ("svg", "math")
-#: Start tags that take the tree builder out of SVG or MathML content (HTML: "any other start tag" in
-#: foreign content's list of HTML elements; ``<font>`` with attributes aside).
-BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
-                     "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul "
-                     "var".split())
-#: SVG and MathML elements inside which tags are read as in HTML (HTML integration points, and MathML text
-#: integration points).
-INTEGRATION_POINTS = frozenset({"foreignobject", "desc", "title", "mi", "mo", "mn", "ms", "mtext", "annotation-xml"})
 #: The readings of a page (see the module doc): libxml2's, a browser's (and lexbor's), and a browser's
 #: that follows the tree builder's frameset and (older) select modes.
 LIBXML2, BROWSER, MODES = 0, 1, 2
@@ -365,11 +358,13 @@ def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, in
     and after its ``>``), or None). Read as :func:`noscript_regions` reads (a ``<noscript>``'s content is
     text), with the depth of open ``<svg>``/``<math>`` start tags that :func:`py_scan`'s browser
     reading keeps, and the tree builder's way out of foreign content at an HTML tag (``<p>``, ``<div>``…,
-    :data:`BREAKOUT`) outside an HTML integration point (``<foreignObject>``, ``<title>``, ``<mi>``…,
-    :data:`INTEGRATION_POINTS`, inside which a tag is read as in HTML)."""
+    :data:`BREAKOUT`) outside an HTML integration point (an SVG ``<foreignObject>`` or ``<title>``, a MathML
+    ``<mi>``…, :func:`integration_point`, inside which a tag is read as in HTML). The foreign content is
+    the outermost ``<svg>`` or ``<math>``'s (a ``<svg>`` in MathML's ``annotation-xml`` is not followed)."""
     n = len(text)
     foreign: list[tuple[int, int]] = []
     i, depth, point, no_close_from = 0, 0, 0, n + 1
+    space = ""  # the foreign content open: "svg" or "math"
     while True:
         i = text.find("<", i)
         if i < 0 or i + 1 >= n:
@@ -385,9 +380,11 @@ def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, in
             if depth and not point and full in BREAKOUT:
                 depth = 0  # the tree builder leaves foreign content: this tag and what follows are HTML
             html = not depth or point  # whether this tag is read as HTML
-            if not html and not self_closing and full in INTEGRATION_POINTS:
+            if not html and not self_closing and integration_point(space, full, text[i:end]):
                 point = 1  # (one level: an integration point inside one is read as HTML, not followed)
             if name in FOREIGN:
+                if not depth:
+                    space = name
                 depth += not self_closing
             elif name == "plaintext":
                 if html:
@@ -407,7 +404,7 @@ def plaintext_tags(text: str) -> tuple[list[tuple[int, int]], tuple[int, int, in
             if end < 0:
                 return foreign, None
             name = _name(text, i + 2, j)
-            if point and text[i + 2:j].lower() in INTEGRATION_POINTS:
+            if point and text[i + 2:j].lower() in INTEGRATION_POINTS[space]:
                 point = 0
             elif depth and not point and name in ("p", "br"):
                 depth = 0  # </p> and </br> leave foreign content too

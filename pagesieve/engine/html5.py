@@ -22,7 +22,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 from selectolax.lexbor import LexborHTMLParser
 
-from pagesieve.core import tagscan
+from pagesieve.core.foreign import integration_point
 
 #: What such an element is called between the two parsers: libxml2 reads an unknown element's content
 #: as markup.
@@ -56,14 +56,22 @@ def misread_foreign(root: HtmlElement) -> bool:
 
 
 def in_foreign_content(el: HtmlElement) -> bool:
-    """Whether ``el`` sits in SVG or MathML content of libxml2's tree, with no HTML integration point
-    (``<foreignObject>``, ``<mi>``…) between: there an ``<image>`` is SVG's picture, not HTML's ``<img>``."""
+    """Whether ``el`` sits in SVG or MathML content of libxml2's tree, with no HTML integration point of that
+    content (an SVG ``<foreignObject>``, a MathML ``<mi>``…) between: there an ``<image>`` is SVG's picture,
+    not HTML's ``<img>``."""
+    between: list[HtmlElement] = []
     for ancestor in el.iterancestors():
-        if ancestor.tag in ("svg", "math"):
-            return True
-        if ancestor.tag in tagscan.INTEGRATION_POINTS:
-            return False
+        space = ancestor.tag
+        if space in ("svg", "math"):
+            return not any(integration_point(space, str(a.tag), _start_tag(a)) for a in between)
+        between.append(ancestor)
     return False
+
+
+def _start_tag(el: HtmlElement) -> str:
+    """Enough of ``el``'s start tag for :func:`pagesieve.core.foreign.integration_point`: its encoding."""
+    encoding = el.get("encoding")
+    return f' encoding="{encoding}"' if encoding is not None else ""
 
 
 def serialize(text: str) -> str:
