@@ -13,7 +13,8 @@ rate and findings as it goes.
 
 Hypothesis keeps what it learns about a run in memory, so a long run is drawn in chunks of
 ``--chunk`` cases, chunk ``k`` of job ``j`` from seed ``(seed + j) * 1_000_003 + k``: memory stays
-flat over a million cases and any chunk can be replayed alone. ``--alternate`` sends each case
+flat over a million cases; a finding is reproduced from its bytes (a chunk's seed run on its own did
+not draw the same pages when tried). ``--alternate`` sends each case
 through one preset, in turn, instead of through all of them (twice the cases for the same CPU).
 """
 
