@@ -1011,3 +1011,28 @@ def test_a_site_header_with_its_picture_is_no_lead_photo():
           <div id=b class=text>{para(4, "p2")}</div></div></body></html>"""
         page, _, _ = run_filter("main_content", html)
         assert "head" not in ids(page) and {"p1", "p2"} <= ids(page)
+
+
+def _sections_page(sections: int, rest_words: int) -> str:
+    """A firm's service page: sections side by side right under <body> (no wrapper), the first one
+    long, the others a short paragraph each; a menu, a footer."""
+    first = f"<section id=s0><h2>What we do</h2><p id=p0>{SENTENCE * 6}</p></section>"
+    rest = "".join(f"<section id=s{i}><h2>Question {i}</h2><p id=p{i}>{'We answer every question here. ' * rest_words}"
+                   f"</p></section>" for i in range(1, sections))
+    return (f"<html><head><title>Our services</title></head><body><nav id=nav><a href=/>Home</a> "
+            f"<a href=/about>About</a> <a href=/contact>Contact</a></nav>{first}{rest}"
+            f"<footer id=foot><a href=/terms>Terms</a> <a href=/privacy>Privacy</a></footer></body></html>")
+
+
+@pytest.mark.parametrize("share, sections, widened", [
+    (0.4, 8, True),   # the chosen section holds a third of the text outside the furniture
+    (0.0, 8, False),  # off
+    (0.4, 3, False),  # it holds more than 0.4 of it (five eighths): the choice stands
+])
+def test_a_second_opinion_keeps_the_sections_beside_a_small_choice(share, sections, widened):
+    html = _sections_page(sections, 5)
+    page, state, _ = run_filter("main_content", html, second_opinion_share=share)
+    assert next(e for e in state.record if e["action"] == "page-type")["kind"] == "service"
+    assert "p0" in ids(page) and not {"nav", "foot"} & ids(page)
+    assert ({f"p{i}" for i in range(1, sections)} <= ids(page)) is widened
+    assert any(e["action"] == "widen" and "second opinion" in e["reason"] for e in state.record) is widened

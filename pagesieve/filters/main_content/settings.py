@@ -126,6 +126,16 @@ class MainContentSettings:
                                                  "moved three pages of all six corpora, one down and two up, "
                                                  "and no corpus by more than .0006).",
                                             minimum=0, maximum=1, group="advanced", scope="user")
+    second_opinion_share: float = setting(0.0, "On a page that is not an article or a forum (detected type), when "
+                                               "the chosen text holds less than this share of the unlinked text "
+                                               "outside the page's furniture (its header, footer, menus and "
+                                               "sidebars), that text's blocks join it: the page's other sections "
+                                               "beside the one chosen (0 = off; 0.4 measured best).",
+                                          minimum=0, maximum=1, group="advanced", scope="user")
+    second_opinion_link_density: float = setting(0.5, "... a block outside the furniture is kept whole at a link "
+                                                      "density of at most this; above it, its parts are judged "
+                                                      "one by one.",
+                                                 minimum=0, maximum=1, group="advanced", scope="user")
     grid_share: float = setting(1.0, "On a listing or collection page, when the chosen content holds less than "
                                      "this share of the text of the page's grid of repeated items, the grid is "
                                      "kept instead (0 = off).", minimum=0, maximum=10, group="advanced", scope="user")

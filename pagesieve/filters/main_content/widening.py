@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
+from pagesieve.analysis.furniture import furniture_block
 from pagesieve.analysis.lazy_images import loadable
 from pagesieve.analysis.pagetype import PageType, item_kind
 from pagesieve.analysis.pictures import in_control, opens_picture, story_picture
@@ -357,6 +358,77 @@ def _picture_block(el: HtmlElement, f: Facts) -> bool:
                for img in el.iter("img"))
 
 
+def second_opinion(c: Choice, f: Facts, ctx) -> None:
+    """*second opinion*: on a page that is not an article or a forum, a choice of prose holding less than
+    ``second_opinion_share`` of the unlinked text outside the page's furniture (an article's worth or
+    more: :func:`blocks_outside_furniture`) gives way to that text's blocks, with the chosen ones: a
+    service, product or documentation page is often sections side by side, each its own block, and
+    the best-scored one is only a part of the page's text."""
+    s, st = f.s, f.st
+    if not s.second_opinion_share or f.kind.kind in POSTS_ARE_CONTENT or f.kind.kind == "article":
+        return
+    kept = sum(st[x].chars - st[x].link for x in c.chosen)
+    if kept >= s.second_opinion_share * (st[f.body].chars - st[f.body].link):
+        return  # it holds that share of the whole page's unlinked text already
+    if sum(st[x].link for x in c.chosen) > s.main_link_density * c.chars:
+        return  # a choice that is mostly links (a grid of items) is not the prose this compares
+    blocks = blocks_outside_furniture(f.body, st, s.second_opinion_link_density, s.min_paragraph_chars)
+    unlinked = sum(st[b].chars - st[b].link for b in blocks)
+    if unlinked < s.min_article_chars or kept >= s.second_opinion_share * unlinked:
+        ctx.note("keep", c.chosen[0], "second opinion: the chosen text stands (the page's text outside its "
+                                      "furniture is under an article's worth, or the choice holds enough of it)",
+                 measured={"kept_unlinked": kept, "unlinked_outside_furniture": unlinked},
+                 threshold={"second_opinion_share": s.second_opinion_share, "min_article_chars": s.min_article_chars})
+        return
+    found = set(blocks)
+    # Only where the opinion sees the choice (in one of its blocks, or holding some): a choice in the
+    # furniture or in clutter by name is the other rules' (out of the furniture).
+    if not all(any(a in found for a in (x, *x.iterancestors())) or any(b in found for b in x.iterdescendants())
+               for x in c.chosen):
+        return
+    order = {el: i for i, el in enumerate(f.body.iter())}
+    joined = sorted({*blocks, *c.chosen}, key=lambda el: order.get(el, 0))
+    inner = set(joined)  # a block inside another kept one is kept with it
+    joined = [b for b in joined if not any(a in inner for a in b.iterancestors())]
+    ctx.note("widen", joined[0], "second opinion: the chosen text is a small part of the page's text outside its "
+                                 "furniture (header, footer, menus, sidebars); the blocks of that text are kept",
+             measured={"kept_unlinked": kept, "unlinked_outside_furniture": unlinked, "blocks": len(joined)},
+             threshold={"second_opinion_share": s.second_opinion_share,
+                        "link_density": s.second_opinion_link_density})
+    c.chosen, c.chars = joined, sum(st[b].chars for b in joined)
+
+
+def blocks_outside_furniture(body: HtmlElement, st, link_density: float, min_chars: int) -> list[HtmlElement]:
+    """The page's blocks outside its furniture: from ``<body>`` down, a furniture block or clutter (by
+    tag, role or name: :func:`is_clutter`) is left out; a block that holds none, at a link density of
+    at most ``link_density`` and with ``min_chars`` or more, is kept whole; any other is looked into.
+    In document order."""
+    block = furniture_block(body)
+    left_out: set[HtmlElement] = set()
+    holds: set[HtmlElement] = set()  # the blocks that hold some furniture or clutter
+    for el in body.iterdescendants():
+        if el in st and el not in holds and (block(el) or is_clutter(el)):
+            if any(a in left_out for a in el.iterancestors()):
+                continue
+            left_out.add(el)
+            for a in el.iterancestors():
+                if a is body or a in holds:
+                    break
+                holds.add(a)
+    out = []
+    stack = [x for x in reversed(body) if isinstance(x.tag, str)]
+    while stack:
+        el = stack.pop()
+        es = st.get(el)
+        if es is None or not es.chars or el in left_out:
+            continue
+        if el not in holds and es.link <= link_density * es.chars:
+            if es.chars >= min_chars:
+                out.append(el)
+            continue
+        stack.extend(x for x in reversed(el) if isinstance(x.tag, str))
+    return out
+
 #: The widening rules in the order they run: each sees the choice the ones before it left.
 WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
     out_of_furniture,
@@ -368,6 +440,7 @@ WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
     thread_of_posts,
     opening_post,
     thin_choice,
+    second_opinion,
     pictures_beside,
 )
 
