@@ -148,7 +148,34 @@ def browser_words(data: bytes, encoding: str | None) -> list[str]:
     tree = LexborHTMLParser("".join(pieces) + text[pos:])
     # a frame's content, and what stands in for frames and embeds where they work, is never shown
     tree.strip_tags(["script", "style", "noscript", "template", "title", "iframe", "noembed", "noframes"])
-    return (tree.body.text(separator=" ") if tree.body is not None else "").split()
+    if tree.body is None:
+        return []
+    if tree.body.css_first("svg, math") is None:
+        return tree.body.text(separator=" ").split()
+    return [w for node in tree.body.traverse(include_text=True)
+            if node.tag == "-text" and drawn(node) for w in (node.text_content or "").split()]
+
+
+#: Inside SVG a browser draws text only in its text elements (and HTML only in a foreignObject); inside
+#: MathML only in its token elements. Text anywhere else in them (a stray run of characters, a <title>
+#: or <desc>, which are a tooltip and a description) is in the DOM but never on screen: Chromium's
+#: innerText leaves it out.
+DRAWN_IN_FOREIGN = frozenset({"text", "foreignobject", "mi", "mo", "mn", "ms", "mtext"})
+FOREIGN_ROOTS = frozenset({"svg", "math"})
+
+
+def drawn(text_node) -> bool:
+    """Whether a browser draws ``text_node`` (a lexbor text node): going up, a text or token element
+    comes before an ``<svg>`` or ``<math>``, or neither comes (HTML content)."""
+    node = text_node.parent
+    while node is not None and node.tag != "body":
+        tag = node.tag.lower()
+        if tag in DRAWN_IN_FOREIGN:
+            return True
+        if tag in FOREIGN_ROOTS:
+            return False
+        node = node.parent
+    return True
 
 
 def parse_loss(data: bytes) -> str | None:

@@ -106,3 +106,23 @@ def test_text_a_browser_shows_but_the_parser_loses_is_a_finding(monkeypatch):
 
     monkeypatch.setattr(F, "parse", html4_only)
     assert parse_loss(page) == "text lost in parsing: 60 of 61 words a browser shows"
+
+
+@pytest.mark.parametrize("html, words", [
+    # inside SVG only its text elements and a foreignObject's HTML are drawn; a stray run of characters,
+    # a <title> or <desc>, a <g>'s text are in the DOM but not on screen (Chromium's innerText)
+    ("<p>a</p><svg>stray<text y=20>drawn <tspan>span</tspan></text><foreignObject><p>fo text</p>"
+     "</foreignObject><desc>d</desc><g>gtext</g><a href=#><text>linked</text></a></svg>",
+     ["a", "drawn", "span", "fo", "text", "linked"]),
+    # inside MathML only its token elements; an <svg> inside a foreignObject is SVG again
+    ("<math><mi>x</mi>bare</math><svg><foreignObject><svg>inner<text>t</text></svg></foreignObject></svg>",
+     ["x", "t"]),
+    ("<p>plain <b>words</b></p>", ["plain", "words"]),
+])
+def test_words_a_browser_shows_leave_out_text_it_does_not_draw(html, words):
+    """A fuzzed page opened a comment in an <svg> that ran to a script's ``<!--//-->``, and the script's
+    code after it stood in the SVG as text: counted as 33 words a browser shows, while Chromium shows
+    none of them."""
+    from tests.fuzz_pages import browser_words
+
+    assert browser_words(f"<html><body>{html}</body></html>".encode(), "utf-8") == words
