@@ -1,10 +1,11 @@
+import codecs
 from copy import deepcopy
 
 import pytest
 from lxml import etree
 
 from pagesieve.core.errors import InputError, UnparsableError
-from pagesieve.engine.document import clean_text, detect_encoding, parse, serialize
+from pagesieve.engine.document import clean_text, detect_encoding, parse, serialize, web_label
 
 
 @pytest.mark.parametrize("data, declared, expected", [
@@ -553,3 +554,13 @@ def test_a_plaintext_in_a_mathml_title_is_no_html_plaintext():
     # an SVG <image> under a MathML <title> stays foreign too; under an SVG <title> it is HTML's <img>
     page = parse(b"<math><title><image href=a.png></title></math><svg><title><image src=b.png></title></svg>")
     assert [el.tag for el in page.body.iter("image", "img")] == ["image", "img"]
+
+
+@pytest.mark.parametrize("codec, bom, label", [("utf-16-be", codecs.BOM_UTF16_BE, "utf-16be"),
+                                               ("utf-16-le", codecs.BOM_UTF16_LE, "utf-16le")])
+def test_a_utf16_page_goes_out_with_its_byte_order_mark_and_a_label_browsers_know(codec, bom, label):
+    page = parse(bom + "<html><body><p>\u00dcber zw\u00f6lf Stra\u00dfen.</p></body></html>".encode(codec))
+    assert page.encoding == codec and web_label(codec) == label
+    out = serialize(page)
+    assert out.startswith(bom) and f'<meta charset="{label}">'.encode(codec) in out
+    assert parse(out).body.text_content() == "\u00dcber zw\u00f6lf Stra\u00dfen."

@@ -76,6 +76,7 @@ from pagesieve.engine import html5 as html5_markup
 from pagesieve.engine import noscript
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOM_OF = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
 SNIFF_BYTES = 4096
@@ -543,7 +544,12 @@ def web_label(encoding: str) -> str:
         return "windows-" + name[2:]
     if name.startswith("iso8859-"):
         return "iso-8859-" + name[8:]
-    return name
+    return _WEB_NAMES.get(name, name)
+
+
+#: Python's names whose WHATWG label differs by more than case: a browser knows no "utf-16-be" and
+#: reads a page so labelled in its default encoding, its markup as text.
+_WEB_NAMES = {"utf-16-be": "utf-16be", "utf-16-le": "utf-16le"}
 
 
 _CONTENT_TYPE = str.maketrans("CONTENT-TYPE", "content-type")  # XPath's translate(), as a str.translate table
@@ -584,4 +590,8 @@ def serialize(page: Page, standards: bool = False) -> bytes:
     # text it made, inside comments and <style> too, and with it the '-->' or '</style>' that came next (a page
     # could hide the rest of itself that way). declare_encoding removed the elements themselves.
     text = etree.tostring(page.root, encoding="unicode", method="html")
-    return ((doctype + "\n" if doctype else "") + text).encode(page.encoding, errors="xmlcharrefreplace")
+    data = ((doctype + "\n" if doctype else "") + text).encode(page.encoding, errors="xmlcharrefreplace")
+    # A UTF-16 page came with its byte order mark (without one it is not read as UTF-16); it goes out with
+    # it too: the mark decides a browser's reading before any label (a <meta> naming UTF-16 is read as
+    # UTF-8), and Python's -be/-le codecs write none.
+    return _BOM_OF.get(page.encoding, b"") + data

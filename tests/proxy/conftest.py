@@ -101,6 +101,9 @@ def build_routes() -> dict[str, Route]:
                                               body=sjis.replace("charset=utf-8", "charset=shift_jis").encode("shift_jis"))
     routes["/charset/bom.html"] = Route(headers={"Content-Type": "text/html; charset=iso-8859-1"},
                                         body=b"\xef\xbb\xbf" + html_page("BOM \u00fcber", "\u00dcbermut."))
+    for codec, bom in (("utf-16-be", b"\xfe\xff"), ("utf-16-le", b"\xff\xfe")):  # the mark says the order
+        routes[f"/charset/{codec}.html"] = Route(headers={"Content-Type": "text/html"},
+                                                 body=bom + html_page("Sixteen bits", "\u00dcber zw\u00f6lf Stra\u00dfen.").decode().encode(codec))
     routes["/ads.html"] = Route(headers={"Content-Type": "text/html; charset=utf-8"}, body=AD_PAGE.encode())
     routes["/notype.html"] = Route(headers={}, body=html_page("No type", "Sent without Content-Type."))
     routes["/xhtml.xhtml"] = Route(headers={"Content-Type": "application/xhtml+xml"},

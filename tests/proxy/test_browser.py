@@ -108,3 +108,16 @@ def test_no_script_runs_through_a_failure(browser, path, verdict):
         page.close()
     finally:
         origin.close()
+
+
+@pytest.mark.parametrize("codec", ["utf-16-be", "utf-16-le"])
+def test_a_utf16_page_reads_as_it_did(browser, origin, codec):
+    """A page sent in UTF-16 with its byte order mark went out without the mark and labelled
+    "utf-16-be", a name browsers do not know: Chromium read it in its default encoding and showed the
+    markup as text, the page's words lost among it."""
+    page = browser.new_page()
+    response = page.goto(origin.url(f"/charset/{codec}.html"))
+    assert response.headers["x-pagesieve"].startswith("filtered;")
+    assert "\u00dcber zw\u00f6lf Stra\u00dfen." in page.evaluate("document.body.innerText")
+    assert "<" not in page.evaluate("document.body.innerText")
+    page.close()

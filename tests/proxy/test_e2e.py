@@ -102,9 +102,14 @@ def test_undecodable_body_is_served_as_it_came(client, origin, routes):
     ("/charset/cp1252-header.html", "Na\u00efve fa\u00e7ade, 20 \u20ac."),
     ("/charset/sjis-meta.html", "\u6771\u4eac\u306e\u5929\u6c17\u3002"),
     ("/charset/bom.html", "\u00dcbermut."),
+    ("/charset/utf-16-be.html", "\u00dcber zw\u00f6lf Stra\u00dfen."),
+    ("/charset/utf-16-le.html", "\u00dcber zw\u00f6lf Stra\u00dfen."),
 ])
 def test_encodings_honoured_and_declared(client, origin, path, text):
     r, body = raw(client, origin.url(path))
+    if "utf-16" in path:  # a UTF-16 page keeps its byte order mark, and its label is one browsers know
+        assert body.startswith(b"\xfe\xff" if "-be" in path else b"\xff\xfe")
+        assert r.headers["content-type"].endswith(("charset=utf-16be", "charset=utf-16le"))
     assert r.headers["x-pagesieve"].startswith("filtered;")
     charset = r.headers["content-type"].split("charset=")[1]
     decoded = body.decode(charset)
