@@ -400,7 +400,9 @@ SERVICE_PAGE = f"""<html><head><title>Acme tools</title></head><body>
 
 @pytest.mark.parametrize("main_share, widened", [(0.5, True), (0.0, False)])
 def test_a_small_chosen_block_widens_to_the_semantic_main(main_share, widened):
-    page, state, _ = run_filter("main_content", SERVICE_PAGE, main_share=main_share, section_link_density=0)
+    # the rule alone: the second opinion would keep the sections too
+    page, state, _ = run_filter("main_content", SERVICE_PAGE, main_share=main_share, section_link_density=0,
+                                second_opinion_share=0)
     assert ({"s0", "s15", "pitch"} <= ids(page)) is widened
     assert "pitch" in ids(page)
     assert any(e["action"] == "widen" for e in state.record) is widened

@@ -126,11 +126,12 @@ class MainContentSettings:
                                                  "moved three pages of all six corpora, one down and two up, "
                                                  "and no corpus by more than .0006).",
                                             minimum=0, maximum=1, group="advanced", scope="user")
-    second_opinion_share: float = setting(0.0, "On a page that is not an article or a forum (detected type), when "
+    second_opinion_share: float = setting(0.4, "On a page that is not an article or a forum (detected type), when "
                                                "the chosen text holds less than this share of the unlinked text "
                                                "outside the page's furniture (its header, footer, menus and "
                                                "sidebars), that text's blocks join it: the page's other sections "
-                                               "beside the one chosen (0 = off; 0.4 measured best).",
+                                               "beside the one chosen (0 = off; 0.3 helps fewer pages, 0.5 starts "
+                                               "to keep the clutter around some short stories).",
                                           minimum=0, maximum=1, group="advanced", scope="user")
     second_opinion_link_density: float = setting(0.5, "... a block outside the furniture is kept whole at a link "
                                                       "density of at most this; above it, its parts are judged "

@@ -372,6 +372,8 @@ def second_opinion(c: Choice, f: Facts, ctx) -> None:
         return  # it holds that share of the whole page's unlinked text already
     if sum(st[x].link for x in c.chosen) > s.main_link_density * c.chars:
         return  # a choice that is mostly links (a grid of items) is not the prose this compares
+    if any(a.tag == "article" for x in c.chosen for a in (x, *x.iterancestors())):
+        return  # inside an <article> the rest beside the chosen text is its comments and related lists
     blocks = blocks_outside_furniture(f.body, st, s.second_opinion_link_density, s.min_paragraph_chars)
     unlinked = sum(st[b].chars - st[b].link for b in blocks)
     if unlinked < s.min_article_chars or kept >= s.second_opinion_share * unlinked:
