@@ -366,9 +366,29 @@ def terminate(proc: subprocess.Popen, seconds: float = 10) -> None:
 def start_proxy(tmp: Path, *args: str, config: Path | None = None, command=pagesieve_run,
                 **proxy_settings) -> Proxy:
     """``command(port, confdir, config, *args)`` (default: ``pagesieve run``) on a free loopback port
-    with the fault injector; waits until its workers are ready."""
+    with the fault injector; waits until its workers are ready. A port found free can be taken before
+    the proxy binds it (by another test's server on another loopback address, when the proxy first binds
+    every interface, as a bare ``mitmdump`` does): then the proxy is started again on another port."""
     tmp.mkdir(parents=True, exist_ok=True)
     config = config or write_config(tmp / "config.yaml", tmp, **proxy_settings)
+    for attempt in range(PORT_ATTEMPTS):
+        try:
+            return _start_proxy(tmp, args, config, command)
+        except PortTaken:
+            if attempt == PORT_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+#: Ports tried before a proxy that cannot bind its port fails the test.
+PORT_ATTEMPTS = 3
+
+
+class PortTaken(RuntimeError):
+    """The proxy exited because its port was taken between finding it free and binding it."""
+
+
+def _start_proxy(tmp: Path, args: tuple[str, ...], config: Path, command) -> Proxy:
     port = free_port()
     confdir = tmp / "mitmproxy"
     log = tmp / "proxy.log"
@@ -379,7 +399,9 @@ def start_proxy(tmp: Path, *args: str, config: Path | None = None, command=pages
     deadline = time.monotonic() + READY_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the proxy exited with {proc.returncode}:\n{proxy.log_text()}")
+            text = proxy.log_text()
+            error = PortTaken if "address already in use" in text else RuntimeError
+            raise error(f"the proxy exited with {proc.returncode}:\n{text}")
         if "worker processes ready" in proxy.log_text():
             return proxy
         time.sleep(0.1)
