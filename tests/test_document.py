@@ -118,6 +118,14 @@ def test_a_second_document_after_the_end_of_html_is_kept_as_html5_keeps_it():
     assert "The story text." in parse(html).body.text_content()
 
 
+@pytest.mark.parametrize("after", ["< ", "<&#0;", "<&", "<1", "<\x05"])
+def test_a_less_than_sign_that_starts_no_tag_after_the_end_of_html_is_text(after):
+    """A "<" after ``</html>`` that starts no markup is text to a browser, and what follows it is the
+    body's; libxml2 dropped the rest of the page (a fuzzed shop page: 182 of 182 words)."""
+    html = f"<html><body><p>First.</p></body></html>{after}DOCTYPE html><p>The story text.</p>".encode()
+    assert "The story text." in parse(html).body.text_content()
+
+
 def test_a_comment_after_the_end_of_html_needs_no_second_parse(monkeypatch):
     import pagesieve.engine.document as D
 

@@ -321,8 +321,9 @@ def _parse_text(text: str) -> HtmlElement:
 
 #: Text or a start tag after the first ``</html>`` (pages saved as several documents one after another,
 #: a stray end tag inside a paragraph; comments, doctypes and "<?...>" between count for nothing): HTML5 puts it in
-#: the body, libxml2 drops everything that follows.
-_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<[a-z])",
+#: the body, libxml2 drops everything that follows. A "<" that starts no markup (not a letter, "/", "!" or "?"
+#: after it: "< ", "<&") is text to a browser.
+_AFTER_HTML = re.compile(r"</html\s*>(?:\s|</[^>]*>|<!--.*?-->|<![^>-][^>]*>|<\?[^>]*>)*(?:[^\s<]|<(?![/!?]))",
                          re.I | re.S)
 
 #: HTML5's void elements that libxml2's HTML4 tables do not know as empty: it makes what follows them
