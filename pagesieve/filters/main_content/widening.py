@@ -408,15 +408,17 @@ def blocks_outside_furniture(body: HtmlElement, st, link_density: float, min_cha
     block = furniture_block(body)
     left_out: set[HtmlElement] = set()
     holds: set[HtmlElement] = set()  # the blocks that hold some furniture or clutter
-    for el in body.iterdescendants():
-        if el in st and el not in holds and (block(el) or is_clutter(el)):
-            if any(a in left_out for a in el.iterancestors()):
-                continue
+    stack = [x for x in body if isinstance(x.tag, str)]
+    while stack:  # the outermost furniture blocks; nothing under one is looked at
+        el = stack.pop()
+        if el in st and (block(el) or is_clutter(el)):
             left_out.add(el)
             for a in el.iterancestors():
                 if a is body or a in holds:
                     break
                 holds.add(a)
+            continue
+        stack.extend(x for x in el if isinstance(x.tag, str))
     out = []
     stack = [x for x in reversed(body) if isinstance(x.tag, str)]
     while stack:
