@@ -93,6 +93,18 @@ def test_an_end_tag_inside_unclosed_blocks_closes_them_as_html5_does():
     assert page.root.find(".//button").text_content() == ""
 
 
+@pytest.mark.parametrize("element", ["template", "select", "object", "applet", "marquee"])
+def test_text_after_an_element_whose_end_tag_closes_an_open_div_is_after_it(element):
+    """A browser's ``</template>`` (``</select>``, ``</object>``…) closes a ``<div>`` left open in it;
+    libxml2 dropped the end tag, and the rest of the block stayed inside the element, where a
+    template's content is never shown (a fuzzed page lost the end of a paragraph so)."""
+    html = f"<html><body><div>one two<{element}><div></{element}>three four five</div><p>six</p></body></html>"
+    page = parse(html.encode())
+    inside = page.root.find(f".//{element}")
+    assert "three" not in inside.text_content()
+    assert "one twothree four five" in page.body.text_content()
+
+
 @pytest.mark.parametrize("stray", [0, 99, 100, 150])
 def test_an_end_tag_dropped_after_the_errors_libxml2_reports_is_still_seen(stray):
     """libxml2 reports a page's first 100 errors and then falls silent: with that many stray end tags

@@ -234,7 +234,7 @@ def parse(data: bytes, *, url: str | None = None, declared_encoding: str | None 
     if not hollowed and noscript.end_dropped(_parser().error_log):
         text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
         root = _parse_text(text)
-    if (_needs_html5(_parser().error_log) or _AFTER_HTML.search(text) or tagscan.self_closed_html(text)
+    if (html5_markup.dropped_end_tag(_parser().error_log) or _AFTER_HTML.search(text) or tagscan.self_closed_html(text)
             or html5_markup.misread_foreign(root) or _bodiless(root)):
         if not hollowed:  # lexbor parses without scripting: a <noscript>'s content is markup to it
             text, hollowed = noscript.hollow(text, noscript.closed_regions(text))
@@ -460,19 +460,6 @@ def _close_runaway_title(text: str) -> str:
     return f"{text[:cut]}</title>{text[cut:]}"
 
 
-def _needs_html5(error_log) -> bool:
-    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured, or may have: its log
-    is full (:func:`pagesieve.engine.noscript.log_full`), so harmless errors may have pushed that one out."""
-    if noscript.log_full(error_log):
-        return True
-    for entry in error_log:
-        if entry.type == etree.ErrorTypes.ERR_TAG_NAME_MISMATCH:
-            m = _MISMATCH.search(entry.message)
-            if m and m.group(1).lower() in HTML5_CLOSING_END_TAGS:
-                return True
-    return False
-
-
 def _parser() -> etree.HTMLParser:
     """This thread's parser (lxml parsers and their error logs are not shared across threads)."""
     parser = getattr(_LOCAL, "parser", None)
@@ -485,12 +472,6 @@ def _parser() -> etree.HTMLParser:
     return parser
 
 
-#: End tags that HTML5's tree builder honours by closing every element opened after their own
-#: (WHATWG HTML §13.2.6.4.7 "in body": the address…ul group, form, p, li, dd/dt, h1–h6).
-HTML5_CLOSING_END_TAGS = frozenset(
-    "address article aside blockquote button center details dialog dir div dl fieldset figcaption figure footer "
-    "header hgroup listing main menu nav ol pre search section summary ul form p li dd dt h1 h2 h3 h4 h5 h6".split())
-_MISMATCH = re.compile(r"mismatch: (\w+) and ")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
 _LOCAL = threading.local()
 _ELEMENT_CLASSES = etree.ElementDefaultClassLookup(

@@ -9,13 +9,14 @@ may sit inside a comment in it, and what follows that end tag is then read out o
 whose ``<style>`` so opened took the rest of the page as style text). Such an element is renamed in the
 serialisation (:data:`PREFIX`) and named back after libxml2's parse, with its content built as elements.
 
-It also knows where libxml2's own tree of SVG and MathML content differs from a browser's: which pages to
-read the HTML5 way for it (:func:`misread_foreign`), and which elements stand in foreign content
-(:func:`in_foreign_content`).
+It also knows where libxml2's own tree differs from a browser's: which pages to read the HTML5 way for an
+end tag libxml2 dropped (:func:`dropped_end_tag`) or for their SVG and MathML content
+(:func:`misread_foreign`), and which elements stand in foreign content (:func:`in_foreign_content`).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from lxml import etree
@@ -23,6 +24,7 @@ from lxml.html import HtmlElement
 from selectolax.lexbor import LexborHTMLParser
 
 from pagesieve.core.foreign import integration_point
+from pagesieve.engine import noscript
 
 #: What such an element is called between the two parsers: libxml2 reads an unknown element's content
 #: as markup.
@@ -44,6 +46,30 @@ _MISREAD_FOREIGN = etree.XPath(
     "(//svg | //math)//*[self::style or self::script or self::title or self::textarea or self::xmp "
     "or self::iframe or self::noembed or self::noframes or self::noscript][contains(., '<')] "
     "| (//svg | //math)//template")
+
+
+#: End tags that HTML5's tree builder honours by closing every element opened after their own
+#: (WHATWG HTML §13.2.6.4.7 "in body": the address…ul group, form, p, li, dd/dt, h1–h6, applet, marquee,
+#: object; template, select). libxml2 drops one with a ``<div>`` open in it: what follows stays inside, hidden
+#: in a template, select or object (a fuzzed page so lost the end of a paragraph).
+HTML5_CLOSING_END_TAGS = frozenset(
+    "address article aside blockquote button center details dialog dir div dl fieldset figcaption figure footer "
+    "header hgroup listing main menu nav ol pre search section summary ul form p li dd dt h1 h2 h3 h4 h5 h6 "
+    "applet marquee object template select".split())
+_MISMATCH = re.compile(r"mismatch: (\w+) and ")
+
+
+def dropped_end_tag(error_log) -> bool:
+    """True when libxml2 dropped an end tag that HTML5's tree builder would have honoured, or may have: its log
+    is full (:func:`pagesieve.engine.noscript.log_full`), so harmless errors may have pushed that one out."""
+    if noscript.log_full(error_log):
+        return True
+    for entry in error_log:
+        if entry.type == etree.ErrorTypes.ERR_TAG_NAME_MISMATCH:
+            m = _MISMATCH.search(entry.message)
+            if m and m.group(1).lower() in HTML5_CLOSING_END_TAGS:
+                return True
+    return False
 
 
 def misread_foreign(root: HtmlElement) -> bool:
