@@ -117,7 +117,10 @@ def corpora(folder: Path) -> list[Path]:
     """``folder`` itself when it is a corpus, else the corpora directly under it."""
     if (folder / "truth.jsonl").exists():
         return [folder]
-    return sorted(p for p in folder.iterdir() if (p / "truth.jsonl").exists())
+    found = sorted(p for p in folder.iterdir() if (p / "truth.jsonl").exists()) if folder.is_dir() else []
+    if not found:
+        raise SystemExit(f"{folder}: not a corpus (pages/ and truth.jsonl) nor a folder of corpora")
+    return found
 
 
 def table(results: dict[tuple[str, str], float], names: list[str], order: list[str]) -> str:
