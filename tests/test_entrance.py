@@ -67,3 +67,36 @@ def test_an_element_marked_for_the_animation_library_loses_the_mark(attrs, left)
 
 def test_declarations_split_outside_brackets_and_quotes():
     assert declarations("a:1; b:url('x;y'); c:url(data:a;b) ;") == ["a:1", "b:url('x;y')", "c:url(data:a;b)"]
+
+
+def shop(wrapper: str, extra: str = "") -> str:
+    """A product page whose whole story waits in a block its deferred script shows."""
+    return ('<html><head><title>Almond thins | Shop</title><meta property="og:title" content="Almond thins">'
+            f'</head><body><header><a href="/">Shop</a></header>{extra}<div id=s {wrapper}><article>'
+            f'<h1>Almond thins</h1><p>{STORY * 3}</p></article></div></body></html>')
+
+
+@pytest.mark.parametrize("wrapper", ['style="display: none"', "hidden", 'style="visibility:hidden; color:red"'])
+def test_a_block_that_hides_the_pages_own_headline_is_shown(wrapper):
+    out, state, _ = run_filter("ignore", shop(wrapper))
+    s = out.root.get_element_by_id("s")
+    assert s.get("hidden") is None and "none" not in (s.get("style") or "") and "hidden" not in (s.get("style") or "")
+    assert next(e for e in state.record if e["action"] == "reveal")["reason"].startswith("the page's headline")
+
+
+@pytest.mark.parametrize("wrapper, extra", [
+    ('role="dialog" style="display:none"', ""),  # a dialog its script opens on demand
+    ('aria-hidden="true" hidden', ""),
+    # the page shows the same heading elsewhere: the hidden one is a copy (a dialog to republish the story)
+    ('style="display:none"', "<h1>Almond thins</h1><p>The story, shown.</p>"),
+])
+def test_a_hidden_headline_the_page_means_to_hide_stays_hidden(wrapper, extra):
+    out, _, _ = run_filter("ignore", shop(wrapper, extra))
+    s = out.root.get_element_by_id("s")
+    assert s.get("hidden") is not None or "none" in (s.get("style") or "")
+
+
+@pytest.mark.parametrize("settings", [{"scripts": False}, {"reveal_animated": False}])
+def test_with_the_scripts_kept_or_the_setting_off_the_headline_stays_hidden(settings):
+    out, _, _ = run_filter("ignore", shop('style="display: none"'), **settings)
+    assert out.root.get_element_by_id("s").get("hidden") is not None or out.root.get_element_by_id("s").get("style")

@@ -19,6 +19,13 @@ the page while the rule that shows them, ``.aos-animate``, waits in a style shee
 script adds that class. The ``data-aos`` attribute only speaks to that script: :func:`reveal` takes it
 off, so no rule of the library's matches the element any more, whatever style sheets arrive.
 
+A page may also hide its whole story until its script has run: the product page whose every block,
+title first, stands in a ``<div style="display:none">`` (or ``hidden``) that a deferred script shows.
+Without the script the person gets the site's header over an empty page. :func:`reveal_headline` shows
+the blocks that hide the page's own headline (the heading that says what its metadata or title says),
+unless they are hidden on purpose (as above) or another heading that is not hidden says the same: then
+the hidden one is a copy (a dialog offering the story for republication).
+
 Changes go through the filter's context (``ctx.set_attr``): explained and undoable.
 """
 
@@ -28,6 +35,8 @@ import re
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from pagesieve.core import dom
 
 #: Elements whose style attribute names an opacity (selected in C; :func:`_first_frame` decides). Written as the
 #: owners of those attributes: libxml2 walks a page's attributes far faster than it tests a predicate on every
@@ -97,3 +106,32 @@ def reveal(root: HtmlElement, ctx) -> int:
             ctx.set_attr(el, "data-aos", None)
             shown += 1
     return shown
+
+
+def _hides(el: HtmlElement) -> bool:
+    """Hidden by its ``hidden`` attribute or by its style attribute (``display:none``, ``visibility:hidden``)."""
+    return el.get("hidden") is not None or bool(_STAYS_HIDDEN.search(el.get("style") or ""))
+
+
+def reveal_headline(root: HtmlElement, headline: HtmlElement | None, ctx) -> int:
+    """Show the elements that hide ``headline``, the page's own heading of its headline (see the module
+    doc); how many."""
+    if headline is None or not isinstance(headline.tag, str) or not ctx.in_document(headline):
+        return 0
+    hiding = [a for a in (headline, *headline.iterancestors()) if _hides(a)]
+    if not hiding or any(_hidden_on_purpose(a) for a in hiding):
+        return 0
+    text = dom.text_of(headline)
+    for other in root.iter("h1", "h2", headline.tag):
+        if (other is not headline and dom.text_of(other) == text
+                and not any(_hides(a) for a in (other, *other.iterancestors()))):
+            return 0  # the hidden heading is a copy of one the page shows
+    for el in hiding:
+        if el.get("hidden") is not None:
+            ctx.set_attr(el, "hidden", None)
+        style = el.get("style")
+        if style is not None and _STAYS_HIDDEN.search(style):
+            ctx.set_attr(el, "style", "; ".join(d for d in declarations(style) if not _STAYS_HIDDEN.search(d)) or None)
+    ctx.note("reveal", hiding[-1], "the page's headline was hidden for its scripts to show; without them it is "
+                                   "shown, with the blocks around it", measured={"hiding": len(hiding)})
+    return len(hiding)

@@ -275,8 +275,9 @@ class IgnoreSettings:
                                     group="ignore", scope="user")
     reveal_animated: bool = setting(True, "When scripts are removed, show elements that the page leaves transparent "
                                           "(an opacity of 0 in their style attribute, or marked data-aos for an "
-                                          "animation library) for its scripts to fade in as they scroll into view "
-                                          "(else they stay invisible).",
+                                          "animation library) for its scripts to fade in as they scroll into view, "
+                                          "and the blocks that hide the page's own headline for its scripts to "
+                                          "show (else they stay invisible).",
                                     group="ignore", scope="user")
     lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
                                       "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
@@ -413,6 +414,9 @@ class IgnoreFilter(Filter):
             shown = entrance.reveal(root, ctx)
             if shown:
                 counts["transparent first frame (shown)"] = shown
+            headline = pagemeta.of(page).headline
+            if entrance.reveal_headline(root, headline and headline.element, ctx):
+                counts["hidden headline (shown)"] = 1
         if s.scripts and s.lazy_images:
             counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:
