@@ -23,8 +23,9 @@ A page may also hide its whole story until its script has run: the product page 
 title first, stands in a ``<div style="display:none">`` (or ``hidden``) that a deferred script shows.
 Without the script the person gets the site's header over an empty page. :func:`reveal_headline` shows
 the blocks that hide the page's own headline (the heading that says what its metadata or title says),
-unless they are hidden on purpose (as above) or another heading that is not hidden says the same: then
-the hidden one is a copy (a dialog offering the story for republication).
+unless they are hidden on purpose (as above), are a streamed piece (:mod:`pagesieve.analysis.streamed` puts those
+in place), or another heading that is not hidden says the same: then the hidden one is a copy (a dialog offering
+the story for republication).
 
 Changes go through the filter's context (``ctx.set_attr``): explained and undoable.
 """
@@ -36,6 +37,7 @@ import re
 from lxml import etree
 from lxml.html import HtmlElement
 
+from pagesieve.analysis import streamed
 from pagesieve.core import dom
 
 #: Elements whose style attribute names an opacity (selected in C; :func:`_first_frame` decides). Written as the
@@ -119,8 +121,8 @@ def reveal_headline(root: HtmlElement, headline: HtmlElement | None, ctx) -> int
     if headline is None or not isinstance(headline.tag, str) or not ctx.in_document(headline):
         return 0
     hiding = [a for a in (headline, *headline.iterancestors()) if _hides(a)]
-    if not hiding or any(_hidden_on_purpose(a) for a in hiding):
-        return 0
+    if not hiding or any(_hidden_on_purpose(a) or streamed.is_piece(a) for a in hiding):
+        return 0  # a streamed piece is put in its place, or not, by its own rule (pagesieve.analysis.streamed)
     text = dom.text_of(headline)
     for other in root.iter("h1", "h2", headline.tag):
         if (other is not headline and dom.text_of(other) == text

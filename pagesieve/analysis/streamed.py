@@ -37,6 +37,11 @@ FALLBACK_CHARS = 200
 HIDDEN_DIVS = etree.XPath("descendant-or-self::div/@hidden/..")
 
 
+def is_piece(el: HtmlElement) -> bool:
+    """``el`` is a hidden streamed piece (``<div hidden id="S:n">``), put in place by :func:`reveal`."""
+    return el.tag == "div" and el.get("hidden") is not None and (el.get("id") or "").startswith("S:")
+
+
 def _pieces(node: HtmlElement) -> dict[str, HtmlElement]:
     """The hidden streamed pieces under ``node`` (itself included), by number."""
     return {el.get("id")[2:]: el for el in HIDDEN_DIVS(node) if (el.get("id") or "").startswith("S:")}
