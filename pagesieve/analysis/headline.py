@@ -106,15 +106,56 @@ def _words(text: str) -> set[str]:
     return set(WORD.findall(text.lower()))
 
 
+#: What separates a title's parts ("Headline | Site", "Page - Section - Site"): a bar, a dash or a bullet
+#: between spaces.
+TITLE_SEPARATOR = re.compile(r"\s+[|\-–—·•»]\s+")
+
+
+def _title_parts(title: str) -> list[str]:
+    """The parts of a title between its separators (:data:`TITLE_SEPARATOR`) but the last, when it has more than
+    one: the last is where most titles name the site ("Valkyrie keyboard - AliExpress"), whose name a heading of
+    the page's body may also say."""
+    parts = [p for p in TITLE_SEPARATOR.split(title) if _words(p)]
+    return parts[:-1] if len(parts) > 1 else []
+
+
+def _in_site_frame(el: HtmlElement) -> bool:
+    """Whether ``el`` stands in the site's frame around the page: a ``<header>``, ``<nav>``, ``<footer>`` or
+    ``<aside>`` (or the role of one) that is not inside an ``<article>`` or ``<main>`` (whose own header
+    holds its title). By tag and role only: class names say "header" or "sidebar" of the page's body too."""
+    framed = False
+    for a in el.iterancestors():
+        tag = a.tag
+        if tag in ("article", "main"):
+            return False
+        framed = framed or tag in dom.FURNITURE_TAGS or (a.get("role") or "").strip().lower() in dom.FURNITURE_ROLES
+    return framed
+
+
+def _choose(text: str, h1s: list, h2s: list) -> HtmlElement | None:
+    """The heading that says what ``text`` says (:func:`_agreeing`), one outside the site's frame first
+    (a heading in the site's header or menu bar is the site's name, the one in the page's body its
+    headline: "ORM Quick Start - SQLAlchemy Documentation"), by the whole title or by one of its parts;
+    else any heading, as :func:`_agreeing` picks it."""
+    inner_h1 = [h for h in h1s if not _in_site_frame(h)]
+    inner_h2 = [h for h in h2s if not _in_site_frame(h)][:HEADLINE_H2S]
+    for t in (text, *_title_parts(text)):
+        h = _agreeing(t, inner_h1, inner_h2)
+        if h is not None:
+            return h
+    return _agreeing(text, h1s, h2s[:HEADLINE_H2S])
+
+
 def page_headline(root: HtmlElement, scan: Scan | None = None) -> Headline | None:
     """The page's headline: the schema.org ``headline``, else ``og:title``/``twitter:title`` — as the
-    page's own heading that says the same (:func:`_agreeing`: an ``<h1>``, else one of its first
-    ``HEADLINE_H2S`` ``<h2>``), when one does — else, when the page has no such metadata, its heading
-    that says what its ``<title>`` says — else the page's first ``<h1>``; ``None`` when the page has
-    none of these. So a heading that says what the metadata or the title says is preferred to an
-    ``<h1>`` that does not, the site's name (a blog whose <h1> is its name, the post's title an <h2>
-    that is also the <title>). ``scan``: the page as :class:`pagesieve.analysis.scan.Scan` read it (read
-    now when not given)."""
+    page's own heading that says the same (:func:`_choose`: an ``<h1>``, else one of its first
+    ``HEADLINE_H2S`` ``<h2>``, outside the site's frame first), when one does — else, when the page has
+    no such metadata, its heading that says what its ``<title>`` says — else the page's first ``<h1>``
+    outside the site's frame — else its first ``<h1>``; ``None`` when the page has none
+    of these. So a heading that says what the metadata or the title says is preferred to an ``<h1>`` that
+    does not, the site's name (a blog whose <h1> is its name, the post's title an <h2> that is also the
+    <title>; a documentation site's name in its header, the page's title in its body).
+    ``scan``: the page as :class:`pagesieve.analysis.scan.Scan` read it (read now when not given)."""
     if scan is None:
         scan = Scan(root)
     meta = _jsonld_headline(scan.jsonld)
@@ -123,13 +164,16 @@ def page_headline(root: HtmlElement, scan: Scan | None = None) -> Headline | Non
         meta = next((" ".join(t.split()) for t in scan.content(_META_HEADLINE) if t.strip()), None)
         source = "og:title"
     h1s = [h for h in scan.h1 if dom.text_len(h)]
-    h2s = [h for h in scan.h2 if dom.text_len(h)][:HEADLINE_H2S]
+    h2s = [h for h in scan.h2 if dom.text_len(h)]
     if meta:
-        h = _agreeing(meta, h1s, h2s)
+        h = _choose(meta, h1s, h2s)
         return Headline(dom.text_of(h), f"<{h.tag}> matching the {source}", h) if h is not None else Headline(meta, source)
-    h = _agreeing(scan.title, h1s, h2s) if scan.title else None
+    h = _choose(scan.title, h1s, h2s) if scan.title else None
     if h is not None:
         return Headline(dom.text_of(h), f"<{h.tag}> matching the <title>", h)
+    inner = next((h for h in h1s if not _in_site_frame(h)), None)
+    if inner is not None:
+        return Headline(dom.text_of(inner), "first <h1>", inner)
     if h1s:
         return Headline(dom.text_of(h1s[0]), "first <h1>", h1s[0])
     return None

@@ -136,10 +136,11 @@ SITE_H1 = "<h1><a href='/blog'>Rand's Blog</a></h1>"
      ("Storm hits the coast", "<h1> matching the <title>", True)),
     ("<title>Storm hits the coast | Daily</title>", "<h1>Daily</h1><h1>Storm hits the coast</h1>",
      ("Storm hits the coast", "<h1> matching the <title>", True)),
-    # an <h2> with a word the title lacks is not the title less the site's name: the first <h1> stays
+    # an <h2> with a word the title lacks is not the title less the site's name: the <h1> stays (it says the
+    # title's first part, the one before the site's name)
     ("<title>Spanish Materials - The Center for Language Learning</title>",
      "<h1>Materials</h1><h2>Center for Language Teaching and Learning</h2>",
-     ("Materials", "first <h1>", True)),
+     ("Materials", "<h1> matching the <title>", True)),
     # an <h2> holding under half the title's words is a section's, not the headline
     ("<title>Storm hits the coast at dawn | Daily</title>", "<h1>Daily</h1><h2>Storm</h2>",
      ("Daily", "first <h1>", True)),
