@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from lxml.html import HtmlElement
 
@@ -119,26 +120,46 @@ def _title_parts(title: str) -> list[str]:
     return parts[:-1] if len(parts) > 1 else []
 
 
-def _in_site_frame(el: HtmlElement) -> bool:
-    """Whether ``el`` stands in the site's frame around the page: a ``<header>``, ``<nav>``, ``<footer>`` or
-    ``<aside>`` (or the role of one) that is not inside an ``<article>`` or ``<main>`` (whose own header
-    holds its title). By tag and role only: class names say "header" or "sidebar" of the page's body too."""
-    framed = False
-    for a in el.iterancestors():
-        tag = a.tag
-        if tag in ("article", "main"):
-            return False
-        framed = framed or tag in dom.FURNITURE_TAGS or (a.get("role") or "").strip().lower() in dom.FURNITURE_ROLES
+def _site_frame() -> Callable[[HtmlElement], bool]:
+    """A test of whether a heading stands in the site's frame around the page: under a ``<header>``,
+    ``<nav>``, ``<footer>`` or ``<aside>`` (or the role of one) and under no ``<article>`` or ``<main>``
+    (whose own header holds its title). By tag and role only: class names say "header" or "sidebar" of
+    the page's body too. Each ancestor is read once, however many headings a page holds."""
+    known: dict[HtmlElement, tuple[bool, bool]] = {}  # element -> (it or an ancestor is content, … is frame)
+
+    def state(el: HtmlElement | None) -> tuple[bool, bool]:
+        path = []
+        node = el
+        got = (False, False)
+        while node is not None:
+            seen = known.get(node)
+            if seen is not None:
+                got = seen
+                break
+            path.append(node)
+            node = node.getparent()
+        for node in reversed(path):  # from the top down
+            tag = node.tag
+            got = (got[0] or tag in ("article", "main"),
+                   got[1] or tag in dom.FURNITURE_TAGS
+                   or (node.get("role") or "").strip().lower() in dom.FURNITURE_ROLES)
+            known[node] = got
+        return got
+
+    def framed(heading: HtmlElement) -> bool:
+        content, frame = state(heading.getparent())
+        return frame and not content
+
     return framed
 
 
-def _choose(text: str, h1s: list, h2s: list) -> HtmlElement | None:
+def _choose(text: str, h1s: list, h2s: list, framed: Callable[[HtmlElement], bool]) -> HtmlElement | None:
     """The heading that says what ``text`` says (:func:`_agreeing`), one outside the site's frame first
     (a heading in the site's header or menu bar is the site's name, the one in the page's body its
     headline: "ORM Quick Start - SQLAlchemy Documentation"), by the whole title or by one of its parts;
     else any heading, as :func:`_agreeing` picks it."""
-    inner_h1 = [h for h in h1s if not _in_site_frame(h)]
-    inner_h2 = [h for h in h2s if not _in_site_frame(h)][:HEADLINE_H2S]
+    inner_h1 = [h for h in h1s if not framed(h)]
+    inner_h2 = [h for h in h2s if not framed(h)][:HEADLINE_H2S]
     for t in (text, *_title_parts(text)):
         h = _agreeing(t, inner_h1, inner_h2)
         if h is not None:
@@ -165,13 +186,14 @@ def page_headline(root: HtmlElement, scan: Scan | None = None) -> Headline | Non
         source = "og:title"
     h1s = [h for h in scan.h1 if dom.text_len(h)]
     h2s = [h for h in scan.h2 if dom.text_len(h)]
+    framed = _site_frame()
     if meta:
-        h = _choose(meta, h1s, h2s)
+        h = _choose(meta, h1s, h2s, framed)
         return Headline(dom.text_of(h), f"<{h.tag}> matching the {source}", h) if h is not None else Headline(meta, source)
-    h = _choose(scan.title, h1s, h2s) if scan.title else None
+    h = _choose(scan.title, h1s, h2s, framed) if scan.title else None
     if h is not None:
         return Headline(dom.text_of(h), f"<{h.tag}> matching the <title>", h)
-    inner = next((h for h in h1s if not _in_site_frame(h)), None)
+    inner = next((h for h in h1s if not framed(h)), None)
     if inner is not None:
         return Headline(dom.text_of(inner), "first <h1>", inner)
     if h1s:
