@@ -30,6 +30,15 @@ def test_scripts_styles_and_comments_are_not_text():
     assert text("<p>a<script>var x</script><style>p{}</style><!-- c -->b</p>") == "ab"
 
 
+def test_the_fallback_of_a_video_an_audio_or_a_canvas_is_not_text():
+    # What a browser that plays them never shows (Chromium's innerText leaves it out): a service page's eight
+    # carousel videos read "Your browser does not support the video tag." eight times.
+    html = ("<p>one</p><ul><li><video poster=p.webp><source src=v.mp4>Your browser does not support the video tag."
+            "</video></li></ul><audio src=a.mp3>No audio here</audio><canvas>No canvas</canvas><p>two</p>")
+    assert text(html) == "one\n\ntwo"
+    assert words_shown(parse(f"<body>{html}</body>".encode()).body) == 2
+
+
 def test_alt_text_in_brackets_when_asked():
     html = '<p>see <img src=x alt="a cat"> here</p>'
     assert text(html) == "see here"

@@ -18,8 +18,10 @@ from pagesieve.core.settings import setting
 from pagesieve.engine.document import Page, serialize
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+#: ``<video>``, ``<audio>`` and ``<canvas>`` too: what they hold is fallback for a browser that cannot play or draw them
+#: ("Your browser does not support the video tag"), which a browser does not show (innerText leaves it out).
 _SKIP = UNCOUNTED | {"head", "title", "meta", "link", "iframe", "object", "embed", "svg", "math", "select",
-                     "button", "input", "textarea"}
+                     "button", "input", "textarea", "video", "audio", "canvas"}
 # Elements after which a reader expects a paragraph break rather than a line break.
 _PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol",
                         "dl", "figure", "section", "article", "header", "footer", "nav", "aside", "main",
