@@ -39,6 +39,13 @@ def test_the_fallback_of_a_video_an_audio_or_a_canvas_is_not_text():
     assert words_shown(parse(f"<body>{html}</body>".encode()).body) == 2
 
 
+def test_a_line_of_zero_width_characters_is_no_line():
+    # A page's &zwj; between its blocks read as 49 lines holding nothing a listener hears; inside a word or an
+    # emoji sequence the joiner stays.
+    html = "<p>one</p>\u200d<div>&zwj;</div><p>\u200b\ufeff</p><p>fam\u200dily \U0001F468\u200d\U0001F469</p><p>two</p>"
+    assert text(html) == "one\n\nfam\u200dily \U0001F468\u200d\U0001F469\n\ntwo"
+
+
 def test_alt_text_in_brackets_when_asked():
     html = '<p>see <img src=x alt="a cat"> here</p>'
     assert text(html) == "see here"

@@ -18,6 +18,9 @@ from pagesieve.core.settings import setting
 from pagesieve.engine.document import Page, serialize
 
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+#: A character that shows: not a space, nor a zero-width one (a joiner, a non-joiner, a word joiner, a byte order
+#: mark, a soft hyphen). A line of zero-width characters alone (a page's &zwj; between blocks) is an empty line.
+_VISIBLE = re.compile(r"[^\s\u200b-\u200d\u2060\ufeff\u00ad]")
 #: ``<video>``, ``<audio>`` and ``<canvas>`` too: what they hold is fallback for a browser that cannot play or draw them
 #: ("Your browser does not support the video tag"), which a browser does not show (innerText leaves it out).
 _SKIP = UNCOUNTED | {"head", "title", "meta", "link", "iframe", "object", "embed", "svg", "math", "select",
@@ -239,8 +242,8 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
             bullet = True
         elif tok == _ITEM_END:
             bullet = False  # an item without text: no bullet of its own
-        elif (pending or bullet) and not tok.strip():
-            continue  # whitespace between blocks
+        elif (pending or bullet) and not _VISIBLE.search(tok):
+            continue  # whitespace (or zero-width characters) between blocks
         else:
             if pending:
                 parts.append("\n" * pending)
@@ -249,7 +252,7 @@ def to_text(node: HtmlElement, settings: OutputSettings) -> str:
                 parts.append("• ")
                 bullet = False
             parts.append(tok)
-    lines = [_SPACES.sub(" ", line).strip() for line in "".join(parts).split("\n")]
+    lines = [_SPACES.sub(" ", line).strip() if _VISIBLE.search(line) else "" for line in "".join(parts).split("\n")]
     text = "\n".join(lines).strip("\n").replace(_PRE_NL, "\n").replace(_PRE_SP, " ")
     if settings.limit_line_breaks:
         text = re.sub(r"\n{%d,}" % (settings.max_line_breaks + 1), "\n" * settings.max_line_breaks, text)
