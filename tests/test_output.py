@@ -46,6 +46,17 @@ def test_a_line_of_zero_width_characters_is_no_line():
     assert text(html) == "one\n\nfam\u200dily \U0001F468\u200d\U0001F469\n\ntwo"
 
 
+def test_a_fields_label_goes_with_the_field_but_an_options_label_is_read():
+    # A comment form read "Name (required)", "Email (will not be published) (required)" with nothing to fill in;
+    # a checkbox's label says what the option is (a checklist's item), and reads as text.
+    html = ("<h2>Leave a response</h2><form><p><input id=author><label for=author>Name (required)</label></p>"
+            "<p><label>Email <input type=email name=e></label></p><p><label for=c>Country</label>"
+            "<select id=c><option>France</option></select></p><textarea id=t></textarea><label for=t>Comment</label>"
+            "<p><input type=checkbox id=k><label for=k>Pack the tent</label></p>"
+            "<p><label><input type=radio name=r> Weekly digest</label></p></form><label>Price</label> 12 EUR")
+    assert text(html) == "Leave a response\n\nPack the tent\n\nWeekly digest\n\nPrice 12 EUR"
+
+
 def test_alt_text_in_brackets_when_asked():
     html = '<p>see <img src=x alt="a cat"> here</p>'
     assert text(html) == "see here"
@@ -200,7 +211,8 @@ def test_a_bullet_goes_with_its_item_text_and_never_alone(html, expected):
 @pytest.mark.parametrize("form, read", [
     ("<form><label>Email <input name=e></label><label>Password <input type=password name=p></label>"
      "<label><input type=checkbox> Remember me</label><button>Log in</button></form>", False),
-    ("<form><label>Search <input type=search name=q></label></form>", True),  # no password: its label stays
+    # no password: the form's text stays (a field's own label goes with the field, as in any form)
+    ("<form><p>Search the archive</p><label>Search <input type=search name=q></label></form>", True),
     (f"<form><input type=password><p>{'Long form text. ' * 40}</p></form>", True),  # a page wrapped in a form
 ])
 def test_a_login_box_is_not_read(form, read):

@@ -1,6 +1,11 @@
 """Rendering a filtered page: ``html`` (a well-formed document in the page's encoding) or
 ``text`` (tags removed, whitespace normalised, block structure kept, at most N line breaks
 in a row) — the paper's "Output Settings" screen.
+
+Text is what a listener hears, so it holds what a browser shows and no one needs a field or a
+player for: no scripts, styles, controls, the fallback inside a ``<video>``, ``<audio>`` or
+``<canvas>``, the labels of fields to fill in, log-in boxes (``login_forms``), lines of zero-width
+characters alone; list items carry a bullet, table rows read as rows.
 """
 
 from __future__ import annotations
@@ -387,12 +392,36 @@ class _RowLines:
         return cell in got[0 if closing else 1]
 
 
+#: The form fields one types into or picks from, whose text is not read out (:data:`_SKIP`): their labels go
+#: with them. A checkbox's or a radio button's label stays: it says what the option is (a checklist's item,
+#: a tab's title, a filter's value), and reads as text.
+_FIELDS = ("input", "select", "textarea")
+_OPTIONS = frozenset({"checkbox", "radio"})
+
+
+def _field_labels(root: HtmlElement) -> set[HtmlElement]:
+    """The ``<label>`` elements under ``root`` that name a field to fill in: one holding such a field, or one
+    whose ``for`` is its id. The field is not read (no one fills it in from text), so "Name (required)" and
+    "Email (will not be published)" alone would be read out with nothing to fill."""
+    labels = list(root.iter("label"))
+    if not labels:
+        return set()
+
+    def field(el: HtmlElement) -> bool:
+        return el.tag != "input" or (el.get("type") or "text").strip().lower() not in _OPTIONS
+
+    ids = {el.get("id") for el in root.getroottree().getroot().iter(*_FIELDS) if el.get("id") and field(el)}
+    return {lab for lab in labels
+            if (lab.get("for") or "").strip() in ids or any(field(el) for el in lab.iter(*_FIELDS))}
+
+
 def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     """Append ``root``'s text tokens to ``out`` (iterative: a page may nest 2000 levels deep), in
     the order a screen reader reads: blocks owned by a read-later element come in its place."""
     later = _read_later(root)
     moved = {el for els in later.values() for el in els}
     rows = _RowLines(moved)
+    labels = _field_labels(root)
 
     # (node, closing, owned): an owned node read in its owner's place keeps its tail where it was
     stack: list[tuple[HtmlElement, bool, bool]] = [(root, False, False)]
@@ -421,7 +450,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             stack.extend((el, False, True) for el in reversed(later[node]))
             continue
         tag = node.tag if isinstance(node.tag, str) else None
-        if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS
+        if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS or node in labels
                 or tag == "form" and not settings.login_forms and _login_form(node)
                 and not any(el in later or el in moved for el in node.iter())):
             # comments, processing instructions, non-text elements: only their tail is text
