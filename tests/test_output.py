@@ -57,6 +57,15 @@ def test_a_fields_label_goes_with_the_field_but_an_options_label_is_read():
     assert text(html) == "Leave a response\n\nPack the tent\n\nWeekly digest\n\nPrice 12 EUR"
 
 
+def test_a_permalink_glyph_is_not_read_but_a_link_with_words_or_a_footnote_number_is():
+    # Documentation headings read "Declare Models¶" and "§Examples"; a footnote's "[11]" and a link to a section
+    # by its name say something.
+    html = ('<h2>Declare models<a class=headerlink href="#declare">\u00b6</a></h2><h3><a href="#ex">\u00a7</a>Examples</h3>'
+            '<p>Text<sup><a href="#fn11">[11]</a></sup>, see <a href="#ex">the examples</a>.</p>'
+            '<p>Note <a href="#back">^</a> <a href="https://example.org/">\u00a7</a></p>')
+    assert text(html) == "Declare models\n\nExamples\n\nText[11], see the examples.\n\nNote \u00a7"
+
+
 def test_alt_text_in_brackets_when_asked():
     html = '<p>see <img src=x alt="a cat"> here</p>'
     assert text(html) == "see here"

@@ -4,8 +4,9 @@ in a row) — the paper's "Output Settings" screen.
 
 Text is what a listener hears, so it holds what a browser shows and no one needs a field or a
 player for: no scripts, styles, controls, the fallback inside a ``<video>``, ``<audio>`` or
-``<canvas>``, the labels of fields to fill in, log-in boxes (``login_forms``), lines of zero-width
-characters alone; list items carry a bullet, table rows read as rows.
+``<canvas>``, the labels of fields to fill in, log-in boxes (``login_forms``), a heading's permalink
+glyph ("¶", "§"), lines of zero-width characters alone; list items carry a bullet, table rows read
+as rows.
 """
 
 from __future__ import annotations
@@ -392,6 +393,17 @@ class _RowLines:
         return cell in got[0 if closing else 1]
 
 
+#: A letter or a digit: a link to a place on the page without one is a glyph ("§", "¶", "^", "#").
+_WORD_CHAR = re.compile(r"[^\W_]")
+
+
+def _anchor_glyph(a: HtmlElement) -> bool:
+    """A link to a place on the same page whose text is a glyph, no word: a heading's permalink sign ("§",
+    "¶", "#") or a footnote's way back ("^", "↑"). Read out, it says "section sign" before a heading's
+    words; text has no place to jump to."""
+    return (a.get("href") or "").lstrip().startswith("#") and not _WORD_CHAR.search(a.text_content())
+
+
 #: The form fields one types into or picks from, whose text is not read out (:data:`_SKIP`): their labels go
 #: with them. A checkbox's or a radio button's label stays: it says what the option is (a checklist's item,
 #: a tab's title, a filter's value), and reads as text.
@@ -450,7 +462,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             stack.extend((el, False, True) for el in reversed(later[node]))
             continue
         tag = node.tag if isinstance(node.tag, str) else None
-        if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS or node in labels
+        if (tag is None or tag in _SKIP or tag == "a" and (node.get("class") == _SKIP_LINK_CLASS or _anchor_glyph(node))
+                or node in labels
                 or tag == "form" and not settings.login_forms and _login_form(node)
                 and not any(el in later or el in moved for el in node.iter())):
             # comments, processing instructions, non-text elements: only their tail is text
