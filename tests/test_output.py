@@ -66,6 +66,19 @@ def test_a_permalink_glyph_is_not_read_but_a_link_with_words_or_a_footnote_numbe
     assert text(html) == "Declare models\n\nExamples\n\nText[11], see the examples.\n\nNote \u00a7"
 
 
+def test_a_link_over_the_menus_to_the_content_is_not_read_but_a_link_to_a_section_is():
+    # "Skip to content" was the first line a listener heard on many pages: text is read from the top, with
+    # nowhere to jump. A table of contents (links to sections) and a link in a sentence are read.
+    story = "<p>" + "Story text of the page. " * 10 + "</p>"
+    html = (f'<div class=skip><a href="#content">Skip to content</a></div><ul><li><a href="/">Home</a></li></ul>'
+            f'<div id=content><main><ul><li><a href="#part">Part one</a></li></ul>{story}'
+            f'<h2 id=part>Part one</h2><p>See <a href="#content">the top</a>.</p></main></div>'
+            f'<p><a href="#more">Skip to more content</a></p><div id=more>{story * 3}</div>')
+    out = text(html)
+    assert "Skip to" not in out and out.startswith("• Home")
+    assert "• Part one" in out and "See the top." in out
+
+
 def test_alt_text_in_brackets_when_asked():
     html = '<p>see <img src=x alt="a cat"> here</p>'
     assert text(html) == "see here"

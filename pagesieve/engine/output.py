@@ -5,8 +5,8 @@ in a row) — the paper's "Output Settings" screen.
 Text is what a listener hears, so it holds what a browser shows and no one needs a field or a
 player for: no scripts, styles, controls, the fallback inside a ``<video>``, ``<audio>`` or
 ``<canvas>``, the labels of fields to fill in, log-in boxes (``login_forms``), a heading's permalink
-glyph ("¶", "§"), lines of zero-width characters alone; list items carry a bullet, table rows read
-as rows.
+glyph ("¶", "§"), a "skip to content" link, lines of zero-width characters alone; list items carry
+a bullet, table rows read as rows.
 """
 
 from __future__ import annotations
@@ -404,6 +404,50 @@ def _anchor_glyph(a: HtmlElement) -> bool:
     return (a.get("href") or "").lstrip().startswith("#") and not _WORD_CHAR.search(a.text_content())
 
 
+#: A jump link's target holds at least this share of the page's letters: the page's content itself (a "skip to
+#: content" link), not a place in it (a section, a footnote).
+JUMP_TARGET_SHARE = 0.5
+
+
+def _main_role(el: HtmlElement) -> bool:
+    """``el`` or an element in it has the main role."""
+    return any((x.get("role") or "").strip().lower() == "main" for x in el.iter() if isinstance(x.tag, str))
+
+
+def _jump_links(root: HtmlElement) -> set[HtmlElement]:
+    """Links that only move the reader over the page's menus to its content, standing alone (their block says
+    nothing else): "Skip to content", a link to ``<main>`` or a block around it, to the main role, or to a
+    block that holds JUMP_TARGET_SHARE of the page's letters. Text is read from the top to the end; there is nowhere to jump.
+    A link to a section or a note, any such link in a sentence, and a bare "#" (a script's toggle, whose text
+    may be an accordion's question) stay."""
+    links = [a for a in root.iter("a") if (a.get("href") or "").lstrip().startswith("#")]
+    if not links:
+        return set()
+    top = root.getroottree().getroot()
+    targets: dict[str, HtmlElement] | None = None
+    page_letters = 0
+    said: dict[HtmlElement, str] = {}  # a parent's text, read once however many links it holds
+    out = set()
+    for a in links:
+        parent = a.getparent()
+        text = " ".join(a.text_content().split())
+        if not text or parent is None:
+            continue
+        if parent not in said:
+            said[parent] = " ".join(parent.text_content().split())
+        if said[parent] != text:
+            continue  # in a sentence: not a jump of its own
+        name = (a.get("href") or "").strip()[1:]
+        if targets is None:
+            targets = {el.get("id"): el for el in top.iter() if isinstance(el.tag, str) and el.get("id")}
+            page_letters = len("".join(dom.body_of(top).text_content().split()))
+        target = targets.get(name)
+        if target is not None and (next(target.iter("main"), None) is not None or _main_role(target)
+                                   or len("".join(target.text_content().split())) >= JUMP_TARGET_SHARE * page_letters):
+            out.add(a)
+    return out
+
+
 #: The form fields one types into or picks from, whose text is not read out (:data:`_SKIP`): their labels go
 #: with them. A checkbox's or a radio button's label stays: it says what the option is (a checklist's item,
 #: a tab's title, a filter's value), and reads as text.
@@ -433,7 +477,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     later = _read_later(root)
     moved = {el for els in later.values() for el in els}
     rows = _RowLines(moved)
-    labels = _field_labels(root)
+    labels = _field_labels(root) | _jump_links(root)
 
     # (node, closing, owned): an owned node read in its owner's place keeps its tail where it was
     stack: list[tuple[HtmlElement, bool, bool]] = [(root, False, False)]
