@@ -407,6 +407,8 @@ def _anchor_glyph(a: HtmlElement) -> bool:
 #: A jump link's target holds at least this share of the page's letters: the page's content itself (a "skip to
 #: content" link), not a place in it (a section, a footnote).
 JUMP_TARGET_SHARE = 0.5
+#: How many of the page's first links to a place on it are looked at as jump links.
+JUMP_LINKS = 8
 
 
 def _main_role(el: HtmlElement) -> bool:
@@ -417,31 +419,31 @@ def _main_role(el: HtmlElement) -> bool:
 def _jump_links(root: HtmlElement) -> set[HtmlElement]:
     """Links that only move the reader over the page's menus to its content, standing alone (their block says
     nothing else): "Skip to content", a link to ``<main>`` or a block around it, to the main role, or to a
-    block that holds JUMP_TARGET_SHARE of the page's letters. Text is read from the top to the end; there is nowhere to jump.
-    A link to a section or a note, any such link in a sentence, and a bare "#" (a script's toggle, whose text
-    may be an accordion's question) stay."""
-    links = [a for a in root.iter("a") if (a.get("href") or "").lstrip().startswith("#")]
+    block that holds JUMP_TARGET_SHARE of the page's letters. Text is read from the top to the end; there is
+    nowhere to jump. A link to a section or a note, any such link in a sentence, and a bare "#" (a script's
+    toggle, whose text may be an accordion's question) stay. Only the page's first JUMP_LINKS links to a place
+    on it are looked at (a skip link comes first; each look may read the whole page)."""
+    links = []
+    for a in root.iter("a"):
+        if (a.get("href") or "").lstrip().startswith("#"):
+            links.append(a)
+            if len(links) == JUMP_LINKS:
+                break
     if not links:
         return set()
     top = root.getroottree().getroot()
     targets: dict[str, HtmlElement] | None = None
     page_letters = 0
-    said: dict[HtmlElement, str] = {}  # a parent's text, read once however many links it holds
     out = set()
     for a in links:
         parent = a.getparent()
         text = " ".join(a.text_content().split())
-        if not text or parent is None:
-            continue
-        if parent not in said:
-            said[parent] = " ".join(parent.text_content().split())
-        if said[parent] != text:
-            continue  # in a sentence: not a jump of its own
-        name = (a.get("href") or "").strip()[1:]
+        if not text or parent is None or " ".join(parent.text_content().split()) != text:
+            continue  # in a sentence (or empty): not a jump of its own
         if targets is None:
             targets = {el.get("id"): el for el in top.iter() if isinstance(el.tag, str) and el.get("id")}
             page_letters = len("".join(dom.body_of(top).text_content().split()))
-        target = targets.get(name)
+        target = targets.get((a.get("href") or "").strip()[1:])
         if target is not None and (next(target.iter("main"), None) is not None or _main_role(target)
                                    or len("".join(target.text_content().split())) >= JUMP_TARGET_SHARE * page_letters):
             out.add(a)
