@@ -144,19 +144,7 @@ def in_furniture(body: HtmlElement) -> Callable[[HtmlElement], bool]:
     known: dict[HtmlElement, bool] = {}  # element -> it or an ancestor is furniture
 
     def test(el: HtmlElement) -> bool:
-        path = []  # el and its ancestors not tested yet, up to body
-        node: HtmlElement | None = el
-        inherited = False
-        while node is not None:
-            got = known.get(node)
-            if got is not None:
-                inherited = got
-                break
-            path.append(node)
-            node = node.getparent() if node is not body else None
-        for node in reversed(path):  # from the top down: under furniture, everything is
-            inherited = inherited or block(node)
-            known[node] = inherited
-        return inherited
+        # under furniture, everything is; body is the last ancestor looked at
+        return dom.inherited(el, known, False, lambda above, node: above or block(node), top=body)
 
     return test

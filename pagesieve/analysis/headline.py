@@ -127,27 +127,13 @@ def _site_frame() -> Callable[[HtmlElement], bool]:
     the page's body too. Each ancestor is read once, however many headings a page holds."""
     known: dict[HtmlElement, tuple[bool, bool]] = {}  # element -> (it or an ancestor is content, … is frame)
 
-    def state(el: HtmlElement | None) -> tuple[bool, bool]:
-        path = []
-        node = el
-        got = (False, False)
-        while node is not None:
-            seen = known.get(node)
-            if seen is not None:
-                got = seen
-                break
-            path.append(node)
-            node = node.getparent()
-        for node in reversed(path):  # from the top down
-            tag = node.tag
-            got = (got[0] or tag in ("article", "main"),
-                   got[1] or tag in dom.FURNITURE_TAGS
-                   or (node.get("role") or "").strip().lower() in dom.FURNITURE_ROLES)
-            known[node] = got
-        return got
+    def step(above: tuple[bool, bool], node: HtmlElement) -> tuple[bool, bool]:
+        tag = node.tag
+        return (above[0] or tag in ("article", "main"),
+                above[1] or tag in dom.FURNITURE_TAGS or (node.get("role") or "").strip().lower() in dom.FURNITURE_ROLES)
 
     def framed(heading: HtmlElement) -> bool:
-        content, frame = state(heading.getparent())
+        content, frame = dom.inherited(heading.getparent(), known, (False, False), step)
         return frame and not content
 
     return framed

@@ -452,3 +452,24 @@ def body_of(root: HtmlElement) -> HtmlElement:
     if body is None:
         body = root.find(".//body")
     return body if body is not None else root
+
+
+def inherited(el: HtmlElement | None, known: dict, start, step, top: HtmlElement | None = None):
+    """A value each element inherits from its parent: ``step(value of the parent, element)``, ``start`` above
+    the root (or above ``top``, the last ancestor looked at). Computed from the top down for ``el`` and its
+    ancestors not yet in ``known``, and kept there: asked of many elements, each ancestor is read once."""
+    path = []
+    node = el
+    value = start
+    while node is not None:
+        got = known.get(node)
+        if got is not None:
+            value = got
+            break
+        path.append(node)
+        node = node.getparent() if node is not top else None
+    for node in reversed(path):  # from the top down
+        value = step(value, node)
+        known[node] = value
+    return value
+
