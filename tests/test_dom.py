@@ -101,3 +101,21 @@ def test_a_table_of_records_is_a_data_table(table, data):
     its own above its entry, apart from the heading it dates."""
     root = lxml.html.fromstring(f"<html><body>{table}</body></html>")
     assert dom.is_data_table(root.get_element_by_id("t")) is data
+
+
+def test_inherited_reads_each_ancestor_once_and_stops_at_top():
+    root = lxml.html.fromstring("<html><body><nav><ul><li id=a>x</li><li id=b>y</li></ul></nav><p id=c>z</p></body></html>")
+    body = root.find("body")
+    reads = []
+
+    def step(above, node):
+        reads.append(node.tag)
+        return above or node.tag == "nav"
+
+    known: dict = {}
+    a, b, c = (root.get_element_by_id(i) for i in "abc")
+    assert dom.inherited(a, known, False, step, top=body) is True
+    assert dom.inherited(b, known, False, step, top=body) is True
+    assert dom.inherited(c, known, False, step, top=body) is False
+    assert reads == ["body", "nav", "ul", "li", "li", "p"]  # the shared ancestors once; nothing above body
+    assert dom.inherited(None, known, "start", step) == "start"
