@@ -472,4 +472,3 @@ def inherited(el: HtmlElement | None, known: dict, start, step, top: HtmlElement
         value = step(value, node)
         known[node] = value
     return value
-

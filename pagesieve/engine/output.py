@@ -395,15 +395,6 @@ class _RowLines:
 
 #: A letter or a digit: a link to a place on the page without one is a glyph ("§", "¶", "^", "#").
 _WORD_CHAR = re.compile(r"[^\W_]")
-
-
-def _anchor_glyph(a: HtmlElement) -> bool:
-    """A link to a place on the same page whose text is a glyph, no word: a heading's permalink sign ("§",
-    "¶", "#") or a footnote's way back ("^", "↑"). Read out, it says "section sign" before a heading's
-    words; text has no place to jump to."""
-    return (a.get("href") or "").lstrip().startswith("#") and not _WORD_CHAR.search(a.text_content())
-
-
 #: A jump link's target holds at least this share of the page's letters: the page's content itself (a "skip to
 #: content" link), not a place in it (a section, a footnote).
 JUMP_TARGET_SHARE = 0.5
@@ -411,40 +402,47 @@ JUMP_TARGET_SHARE = 0.5
 JUMP_LINKS = 8
 
 
-def _main_role(el: HtmlElement) -> bool:
-    """``el`` or an element in it has the main role."""
-    return any((x.get("role") or "").strip().lower() == "main" for x in el.iter() if isinstance(x.tag, str))
+def _holds_main(el: HtmlElement) -> bool:
+    """``el`` is or holds a ``<main>`` or an element of the main role."""
+    return any(x.tag == "main" or (x.get("role") or "").strip().lower() == "main"
+               for x in el.iter() if isinstance(x.tag, str))
 
 
-def _jump_links(root: HtmlElement) -> set[HtmlElement]:
-    """Links that only move the reader over the page's menus to its content, standing alone (their block says
-    nothing else): "Skip to content", a link to ``<main>`` or a block around it, to the main role, or to a
-    block that holds JUMP_TARGET_SHARE of the page's letters. Text is read from the top to the end; there is
-    nowhere to jump. A link to a section or a note, any such link in a sentence, and a bare "#" (a script's
-    toggle, whose text may be an accordion's question) stay. Only the page's first JUMP_LINKS links to a place
-    on it are looked at (a skip link comes first; each look may read the whole page)."""
-    links = []
+def _unread_links(root: HtmlElement) -> set[HtmlElement]:
+    """The links to a place on the page (``href="#…"``) that text does not read: text is read from the top to
+    the end, with nowhere to jump.
+
+    * A glyph, no word: a heading's permalink sign ("§", "¶", "#") or a footnote's way back ("^", "↑"); read
+      out, it says "section sign" before a heading's words.
+    * A link standing alone (its block says nothing else) over the page's menus to its content: "Skip to
+      content", a link to ``<main>`` or a block around it, to the main role, or to a block that holds
+      JUMP_TARGET_SHARE of the page's letters. A link to a section or a note, any such link in a sentence, and a
+      bare "#" (a script's toggle, whose text may be an accordion's question) stay. Only the page's first
+      JUMP_LINKS links to a place on it are looked at as such (a skip link comes first; each look may read the
+      whole page)."""
+    out: set[HtmlElement] = set()
+    candidates: list[tuple[HtmlElement, str, str]] = []  # the first JUMP_LINKS, with their target and text
     for a in root.iter("a"):
-        if (a.get("href") or "").lstrip().startswith("#"):
-            links.append(a)
-            if len(links) == JUMP_LINKS:
-                break
-    if not links:
-        return set()
+        href = (a.get("href") or "").strip()
+        if not href.startswith("#"):
+            continue
+        text = " ".join(a.text_content().split())
+        if not _WORD_CHAR.search(text):
+            out.add(a)
+        if len(candidates) < JUMP_LINKS:
+            candidates.append((a, href[1:], text))
     top = root.getroottree().getroot()
     targets: dict[str, HtmlElement] | None = None
     page_letters = 0
-    out = set()
-    for a in links:
+    for a, name, text in candidates:
         parent = a.getparent()
-        text = " ".join(a.text_content().split())
         if not text or parent is None or " ".join(parent.text_content().split()) != text:
             continue  # in a sentence (or empty): not a jump of its own
         if targets is None:
             targets = {el.get("id"): el for el in top.iter() if isinstance(el.tag, str) and el.get("id")}
             page_letters = len("".join(dom.body_of(top).text_content().split()))
-        target = targets.get((a.get("href") or "").strip()[1:])
-        if target is not None and (next(target.iter("main"), None) is not None or _main_role(target)
+        target = targets.get(name)
+        if target is not None and (_holds_main(target)
                                    or len("".join(target.text_content().split())) >= JUMP_TARGET_SHARE * page_letters):
             out.add(a)
     return out
@@ -479,7 +477,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     later = _read_later(root)
     moved = {el for els in later.values() for el in els}
     rows = _RowLines(moved)
-    labels = _field_labels(root) | _jump_links(root)
+    unread = _field_labels(root) | _unread_links(root)  # read by no listener (see the module doc)
 
     # (node, closing, owned): an owned node read in its owner's place keeps its tail where it was
     stack: list[tuple[HtmlElement, bool, bool]] = [(root, False, False)]
@@ -508,8 +506,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             stack.extend((el, False, True) for el in reversed(later[node]))
             continue
         tag = node.tag if isinstance(node.tag, str) else None
-        if (tag is None or tag in _SKIP or tag == "a" and (node.get("class") == _SKIP_LINK_CLASS or _anchor_glyph(node))
-                or node in labels
+        if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS or node in unread
                 or tag == "form" and not settings.login_forms and _login_form(node)
                 and not any(el in later or el in moved for el in node.iter())):
             # comments, processing instructions, non-text elements: only their tail is text
