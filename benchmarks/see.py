@@ -40,7 +40,13 @@ Measured, per corpus and variant:
   sentence they are: a page whose truth starts in a narrow side column and goes on in the centre
   column is read from the centre's top once the layout table is linearised), found by a TreeWalker
   over the visible text nodes and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
-  more than ``LOWERED_PX`` lower than the original.
+  more than ``LOWERED_PX`` lower than the original. Two things a person would not see are taken
+  out. Images the browser loads late (``loading="lazy"``) hold their declared shape until they are
+  asked for and collapse once they fail, so every page is measured after all its images have ended
+  (``SETTLE_MS``); otherwise a page whose menu went shows more of them pending, and taller. And a
+  picture the original holds but does not show without its scripts (a lazy picture, one a no-script
+  style hides), shown by the output above the story's start, is not counted against it (its height
+  is ``revealed``): with its scripts, the site shows it there too.
 * **pictures**: the images the original meant to show in its main content: ``<img>`` elements (and
   SVG ``<image>`` elements, at their ``href``) inside the smallest element holding ``REGION_SHARE`` of the located truth sentences, no lower
   than ``BELOW_LAST_PX`` under the last of them, with a real or lazy address (``src``, ``srcset``,
@@ -127,6 +133,8 @@ PICTURE_PX = 100
 REPEATED_PICTURE = 3
 #: Truth sentences whose place in the page is looked up (region, story start): the first this many.
 LOCATE_MAX = 60
+#: How long (ms) a shown page may take for its late (lazy) images to end before it is measured.
+SETTLE_MS = 3000
 #: Where a page without a known URL is "loaded from" (never resolved).
 PAGE_URL = "https://page.invalid/"
 #: Nothing resolves: a route handler answers the page itself, every other request is aborted.
@@ -268,6 +276,44 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
   for (const im of images) uses.set(im.addresses[0], (uses.get(im.addresses[0]) || 0) + 1);
   for (const im of images) im.repeats = uses.get(im.addresses[0]);
   return {located: found.length, region: region.tagName.toLowerCase() + (region.id ? '#' + region.id : ''), images};
+}"""
+
+# After loading: every image the browser would load late (loading="lazy", out of view) is asked for
+# now and the page waits for all of them to end (none can load: the network is blocked), so that
+# where anything shows does not hang on which images happened to be near the viewport.
+_JS_SETTLE = r"""(ms) => {
+  for (const el of document.querySelectorAll('img[loading], iframe[loading]')) el.loading = 'eager';
+  const pending = [...document.images].filter(i => !i.complete)
+    .map(i => new Promise(done => { i.addEventListener('load', done); i.addEventListener('error', done); }));
+  return Promise.race([Promise.all(pending), new Promise(done => setTimeout(done, ms))]);
+}"""
+
+# The original: the addresses of the pictures it holds but does not show (a lazy picture whose
+# loader is a blocked script, one hidden until that script runs); the site shows them.
+_JS_UNSHOWN = "(args) => {" + _JS_COMMON + r"""
+  const out = [];
+  for (const img of document.querySelectorAll('img, svg image')) {
+    const r = img.getBoundingClientRect();
+    if (r.width > 1 && r.height > 1 && img.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+    out.push(...addresses(img, true, args.dataChars));
+  }
+  return out;
+}"""
+
+# The output: how much height (px) above ``y`` the pictures of ``keys`` take (the original's pictures
+# that only its scripts show, shown here without them); pictures side by side count once.
+_JS_REVEALED = "(args) => {" + _JS_COMMON + r"""
+  const keys = new Set(args.keys), spans = [];
+  const key = u => u.startsWith('data:') ? u : u.split('?')[0];
+  for (const img of document.querySelectorAll('img, svg image')) {
+    if (!addresses(img, false, args.dataChars).some(a => keys.has(a) || keys.has(key(a)))) continue;
+    const r = img.getBoundingClientRect(), t = r.top + window.scrollY, b = r.bottom + window.scrollY;
+    if (r.height > 0 && b <= args.y) spans.push([t, b]);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  let sum = 0, end = -Infinity;
+  for (const [t, b] of spans) { if (b > end) { sum += b - Math.max(t, end); end = b; } }
+  return sum;
 }"""
 
 # The output: every picture it shows (loadable, unhidden, not sized 0), by address.
@@ -427,6 +473,7 @@ class Browser:
             self.page.goto(url, wait_until="load", timeout=60_000)
         except Exception:  # noqa: BLE001 - an address the browser refuses: show it under the stand-in one
             self.page.goto(PAGE_URL, wait_until="load", timeout=60_000)
+        self.page.evaluate(_JS_SETTLE, SETTLE_MS)
 
     def show(self, locate: list[str]) -> tuple[str, list[float | None]]:
         """The shown page's innerText and the top (px) of each sentence of ``locate`` (None: not found)."""
@@ -436,6 +483,12 @@ class Browser:
     def meant(self, located: list[str]) -> dict:
         return self.page.evaluate(_JS_MEANT, {"sentences": located, "share": REGION_SHARE, "below": BELOW_LAST_PX,
                                               "icon": ICON_PX, "dataChars": PLACEHOLDER_DATA_CHARS})
+
+    def unshown_images(self) -> list[str]:
+        return self.page.evaluate(_JS_UNSHOWN, {"dataChars": PLACEHOLDER_DATA_CHARS})
+
+    def revealed_above(self, keys: set[str], y: float) -> float:
+        return self.page.evaluate(_JS_REVEALED, {"keys": sorted(keys), "y": y, "dataChars": PLACEHOLDER_DATA_CHARS})
 
     def shown_images(self) -> list[str]:
         return self.page.evaluate(_JS_SHOWN, {"dataChars": PLACEHOLDER_DATA_CHARS})
@@ -460,6 +513,7 @@ class Seen:
     broken: list[dict[str, Any]] = field(default_factory=list)  # sentence, filter, link
     start_before: float | None = None
     start_after: float | None = None
+    revealed: float = 0.0  # px above the output's story start taken by pictures only the site's scripts show
     images_meant: int = 0
     images_shown: int = 0
     images_lost: list[dict[str, Any]] = field(default_factory=list)  # address, story (story_picture), filter
@@ -473,7 +527,7 @@ class Seen:
     def lowered(self) -> float:
         if self.start_before is None or self.start_after is None:
             return 0.0
-        return self.start_after - self.start_before
+        return self.start_after - self.revealed - self.start_before
 
 
 @dataclass
@@ -487,6 +541,7 @@ class Original:
     html: bytes
     encoding: str
     lines: str = ""  # what the browser shows of the original (:func:`lines_of`)
+    unshown: set[str] = field(default_factory=set)  # addresses of pictures it holds but does not show
 
 
 def truths(corpus_dir: Path) -> dict[str, str]:
@@ -539,7 +594,8 @@ class See:
         _, tops = self.browser.show(located)
         meant = self.browser.meant(located) if located else {"images": []}
         return Original(url, truth, whole, {s: t for s, t in zip(located, tops) if t is not None},
-                        len(norm(text)), meant["images"], html, "utf-8", shown)
+                        len(norm(text)), meant["images"], html, "utf-8", shown,
+                        _url_keys(self.browser.unshown_images()))
 
     def measure(self, page: CorpusPage, orig: Original | None = None) -> list[Seen]:
         orig = orig or self.original(page)
@@ -559,6 +615,8 @@ class See:
             both = [s for s in located if after.get(s) is not None and s in shown]
             if both:  # the story starts where its first words show, whichever sentence they are
                 seen.start_before, seen.start_after = min(orig.tops[s] for s in both), min(after[s] for s in both)
+                if orig.unshown and VARIANTS[v][1] == "html":  # pictures the site's scripts would show above it
+                    seen.revealed = self.browser.revealed_above(orig.unshown, seen.start_after)
             lost = []
             if VARIANTS[v][1] == "html":
                 shown_keys = _url_keys(self.browser.shown_images())
@@ -701,7 +759,8 @@ def details(results: list[Seen]) -> str:
     out.append(f"\nstory start lowered by more than {LOWERED_PX} px (page, variant, px before -> after):")
     for r in results:
         if r.lowered > LOWERED_PX:
-            out.append(f"  {r.corpus}/{r.id[:12]} {r.variant} {r.start_before:.0f} -> {r.start_after:.0f}  {r.url}")
+            shown = f" ({r.revealed:.0f} of it pictures only the site's scripts show)" if r.revealed else ""
+            out.append(f"  {r.corpus}/{r.id[:12]} {r.variant} {r.start_before:.0f} -> {r.start_after:.0f}{shown}  {r.url}")
     out.append("\nimages lost (page, variant, filter, * = the story's own picture, first address):")
     for r in results:
         for i in r.images_lost:
@@ -767,7 +826,8 @@ def main(argv=None) -> int:
                 for r in rs:
                     print(f"[{i}/{len(pages)} {time.perf_counter() - t0:.0f}s] {r.corpus}/{r.id[:12]} {r.variant}: "
                           f"whole {r.whole_after}/{r.whole_before} broken {len(r.broken)} "
-                          f"start {r.start_before}->{r.start_after} img {r.images_shown}/{r.images_meant} "
+                          f"start {r.start_before}->{r.start_after}"
+                          f"{f' (pictures {r.revealed:.0f})' if r.revealed else ''} img {r.images_shown}/{r.images_meant} "
                           f"chars {r.chars_before}->{r.chars_after}{' BLANK' if r.blank else ''}", flush=True)
     print(f"see: {len(pages)} pages (every {args.step}th of each corpus), viewport {VIEWPORT['width']} px, "
           f"{time.perf_counter() - t0:.0f} s\n")

@@ -226,6 +226,48 @@ def test_story_start_is_where_the_first_truth_words_show(browser, tmp_path):
     assert seen.lowered <= LOWERED_PX
 
 
+class _Reveal(Filter):
+    """Gives every lazy image its address and drops the class a no-script style hides it by (what the
+    clean-up does for a picture loaded by script)."""
+
+    name = "reveal"
+
+    def apply(self, page, ctx) -> None:
+        for img in page.root.iter("img"):
+            if img.get("data-src"):
+                img.set("src", img.attrib.pop("data-src"))
+                img.attrib.pop("class", None)
+
+
+def test_a_picture_only_the_sites_scripts_show_does_not_lower_the_story(browser, tmp_path):
+    # the site's style hides its lazy pictures until the script runs; the output shows the picture
+    # above the story, as the site does with its scripts: the story is lower, but not by anything
+    # the original would not show on the site
+    html = ("<html><head><style>html:not(.js) .lazy{display:none}</style></head><body>"
+            "<img class=lazy data-src=/story.jpg width=600 height=400 alt=''>"
+            "<p>The river rose through the night and the town watched it climb.</p></body></html>")
+    page = _one_page_corpus(tmp_path, "p3", "https://example.org/c", html,
+                            "The river rose through the night and the town watched it climb.")
+    see = See(browser, [])
+    see.chains = {"declutter": Chain([_Reveal(None)], OutputSettings(), SafetySettings(), check=False)}
+    orig = see.original(page)
+    assert "https://example.org/story.jpg" in orig.unshown
+    (seen,) = see.measure(page, orig)
+    assert seen.start_after - seen.start_before >= 400, (seen.start_before, seen.start_after)
+    assert seen.revealed == 400
+    assert seen.lowered <= LOWERED_PX
+
+
+def test_late_images_have_ended_before_anything_is_measured(browser):
+    # an image the browser loads late keeps its declared shape until asked for; far below the view
+    # it would still be pending when measured, and a page with less above it would differ
+    html = ("<html><body><div style='height:6000px'></div>"
+            "<img loading=lazy src=/far.jpg width=100 height=37 style='width:100%;height:auto'>"
+            "<p>The end.</p></body></html>")
+    browser.load(html.encode(), "text/html", "utf-8", "https://example.org/d")
+    assert browser.page.evaluate("() => [...document.images].every(i => i.complete)")
+
+
 def test_a_section_a_script_would_fade_in_is_seen(browser, cfg):
     # a site builder writes the first frame of its entrance animation into the style attribute, an
     # animation library's style sheet hides what carries its attribute; without the page's scripts
