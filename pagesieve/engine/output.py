@@ -179,9 +179,11 @@ def keep_style_sheets(page: Page, state) -> int:
     for node, replacement in state.removed_nodes:
         if replacement is not None or not isinstance(node.tag, str) or node.tag in ("style", "link"):
             continue  # replaced in place, or a style sheet removed for itself (the ignore filter's styles)
-        if not len(node):
-            continue  # nothing inside it (most removals: a link, an image, a <meta>)
+        if not len(node) or node.tag == "noscript":
+            continue  # nothing inside it (most removals: a link, an image, a <meta>), or sheets for no scripts
         for sheet in node.iter("style", "link"):
+            if any(a.tag == "noscript" for a in sheet.iterancestors()):
+                continue  # the ignore filter keeps what the page shows without scripts; the rest never showed
             if sheet.tag == "link" and "stylesheet" not in (sheet.get("rel") or "").lower():
                 continue
             copy = deepcopy(sheet)

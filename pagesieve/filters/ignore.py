@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve.analysis import entrance, lazy_images, pagemeta, streamed
+from pagesieve.analysis import entrance, lazy_images, noscript_styles, pagemeta, streamed
 from pagesieve.core import dom
 from pagesieve.core.measure import ATTRS
 from pagesieve.core.settings import setting
@@ -431,6 +431,8 @@ class IgnoreFilter(Filter):
                         ctx.remove(node, "<noscript> copy of text the page already shows",
                                    measured={"chars": len(text)}, threshold={"copy_chars": NOSCRIPT_COPY_CHARS})
                         continue
+                for style in node.iter("style"):  # the page as it reads without scripts, its pictures loaded
+                    noscript_styles.prune(style, root, ctx)
                 self._unwrap(node, ctx)
         if s.styles:
             for link in list(root.iter("link")):
@@ -531,8 +533,11 @@ class IgnoreFilter(Filter):
 
     def _unwrap(self, node: HtmlElement, ctx) -> None:
         """Replace <noscript> by a copy of its content (what a browser without scripts shows);
-        in <head>, where a <span> cannot go, it is removed."""
+        in <head>, where a <span> cannot go, its style sheets take its place and the rest goes."""
         if any(a.tag == "head" for a in node.iterancestors()):
+            parent, at = node.getparent(), node.getparent().index(node)
+            for k, sheet in enumerate(s for s in node if s.tag in ("style", "link")):
+                ctx.insert(parent, at + k, deepcopy(sheet))
             ctx.remove(node, "<noscript> in <head> is ignored", explain=False)
             return
         span = dom.element("span")

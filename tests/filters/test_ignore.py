@@ -360,3 +360,51 @@ def test_kept_meta_and_hidden_style_are_the_xpaths():
                 styled += 1
     assert sum(kept_meta(m) for m in head.iter("meta")) == 10
     assert sum(hidden_style(s) for s in STYLE_CASES) == 8 and metas > 100 and styled > 1000
+
+
+NO_SCRIPT_SHEET = """<html><head><title>t</title><noscript><style>.gallery{opacity:1 !important}
+.lazyContainer > img { display: none;} /* the plain copy shows instead */ @media (min-width: 1px) {
+img[alt='The falls'] { visibility: hidden } } img.pixel{display:none}</style></noscript></head><body>
+<p>Our tours around the island, with pictures of each stop.</p>
+<span class=lazyContainer><img class=lazyload alt="Kerid crater" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="
+ data-src="https://example.org/kerid.jpg" width=883 height=588><noscript><img alt="Kerid crater"
+ src="https://example.org/kerid.jpg"></noscript></span>
+<img data-lazy="https://example.org/falls.jpg" alt="The falls"><img class=pixel src="https://t.example.org/p.gif" width=1 height=1>
+<div class=gallery><p>Gallery</p></div></body></html>"""
+
+
+def test_a_sheet_for_clients_without_scripts_does_not_hide_the_pictures_given_their_address():
+    # wcxb-dev 0075: <noscript><style>.lazyContainer > img {display:none}</style> hides the lazy image
+    # because the <noscript> copy beside it shows instead. The lazy image gets its address and the copy
+    # goes: kept whole, the sheet hid the one copy left, and the story showed no picture at all.
+    from pagesieve.engine.output import OutputSettings, render
+
+    for preset_styles in (False, True):
+        page, state, _ = run_filter("ignore", NO_SCRIPT_SHEET, styles=preset_styles, non_link_images=False)
+        html = render(page, state, OutputSettings())[0].decode()
+        if preset_styles:
+            assert "<style>" not in html.split("<body")[0].replace('<style class="pagesieve', "")
+            continue
+        sheet = next(s for s in page.root.iter("style") if ".gallery" in (s.text or ""))
+        assert sheet.getparent().tag == "head"  # in place of its <noscript>, still styling the page
+        assert "lazyContainer" not in sheet.text and "The falls" not in sheet.text
+        assert "opacity:1" in sheet.text and "img.pixel" in sheet.text  # what shows content, a pixel hidden
+        assert html.count("https://example.org/kerid.jpg") == 1 and "https://example.org/falls.jpg" in html
+        assert html.count(".gallery{opacity:1") == 1  # not put back a second time when the page is written
+
+
+def test_sheets_for_clients_without_scripts_are_not_put_back_when_noscript_content_is_not_shown():
+    from pagesieve.engine.output import OutputSettings, render
+
+    page, state, _ = run_filter("ignore", NO_SCRIPT_SHEET, show_noscript=False, non_link_images=False)
+    assert ".gallery" not in render(page, state, OutputSettings())[0].decode()
+
+
+def test_the_rules_of_a_style_sheet_are_found_in_blocks_and_past_comments():
+    from pagesieve.analysis.noscript_styles import rules
+
+    css = "@import url(a.css); a{color:red} @media (x) { .b > img {display:none} @supports (y) {c{d:e}} } f{}"
+    assert [(sel, decl.strip()) for _, _, sel, decl in rules(css)] == [
+        ("a", "color:red"), (".b > img", "display:none"), ("c", "d:e"), ("f", "")]
+    start, end, _, _ = rules(css)[1]
+    assert css[start:end].strip() == ".b > img {display:none}"
