@@ -39,6 +39,18 @@ def gallery(node: HtmlElement, min_links: int = 2) -> bool:
         opens_picture(a) and next(a.iter("img"), None) is not None and not dom.text_len(a) for a in links)
 
 
+def enlarged_picture(node: HtmlElement, min_px: int) -> bool:
+    """Whether ``node`` holds a picture of the story (see :func:`story_picture`) inside a link, without
+    words, that opens the picture's own file (a lightbox's full-size view): the block is the story's
+    picture, whatever share buttons stand beside it ("Pin it", "Share"), not a list of links."""
+    for a in node.iter("a"):
+        if a.get("href") is None or not opens_picture(a) or dom.text_len(a):
+            continue
+        if any(story_picture(img, min_px) and not in_control(img) for img in a.iter("img")):
+            return True
+    return False
+
+
 def story_picture(img: HtmlElement, min_px: int) -> bool:
     """Whether ``img`` is a picture set in the story: not inside a link to another page (a link to a
     picture file is the picture's own) and without a declared width or height under ``min_px``."""

@@ -308,6 +308,23 @@ def test_a_gallery_of_thumbnails_opening_their_pictures_stays(href, kept):
     assert "Page 5" not in page.body.text_content()  # the menu still goes
 
 
+@pytest.mark.parametrize("picture, kept", [
+    ("/uploads/2025/03/bootcamp.png width=800 height=426", True),  # the story's picture, opening its own file
+    ("/uploads/2025/03/bootcamp-80x80.png width=80 height=80", False),  # a thumbnail
+])
+def test_a_picture_opening_its_own_file_with_a_share_button_beside_it_stays(picture, kept):
+    # wcxb-dev 0375: each course's picture is a link to its full-size file, with a "Pin it" link beside it:
+    # two links and no words, so the block went as a link list and the story lost all its pictures
+    src, size = picture.split(" ", 1)
+    block = (f'<div id=picture class=block-image><a href="https://pinterest.com/pin/create/button/?media={src}">'
+             f'<img src=/pin-it.png alt="Pin it"></a><a href="{src}" class=js-popup><img src="{src}" {size} '
+             f'alt="The bootcamp"></a></div>')
+    html = f"<html><body>{menu(6)}<div class=post><p>{para(900)}</p>{block}<p>{para(400)}</p></div></body></html>"
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("picture", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()  # the menu still goes
+
+
 @pytest.mark.parametrize("href", ["http://[oops/p.jpg", "http://[oops/docs/a"])
 def test_an_address_no_browser_can_follow_breaks_no_rule(href):
     # urlsplit refuses "http://[oops" (an unclosed IPv6 host): the gallery and table-of-contents tests

@@ -83,7 +83,9 @@ contents were removed as link lists) is recognised by general signals, never by 
   footer's "© 2012" further down);
 * **gallery** — a block whose links each show a picture and open a picture file (the full-size
   picture of a thumbnail), with no words of their own, is the story's gallery: its links lead to
-  pictures, not to other pages;
+  pictures, not to other pages; and a block that holds one of the story's pictures (no side declared
+  under 100 px) linked, without words, to its own full-size file is that picture, whatever share
+  buttons stand beside it ("Pin it"): it stays;
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) or to the pages under it (``/docs/auth`` → ``/docs/auth/apple``:
   a documentation section's index of its sub-pages, a category's list of its items) is the

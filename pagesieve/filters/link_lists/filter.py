@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.furniture import furniture_of, semantic_main
-from pagesieve.analysis.pictures import gallery
+from pagesieve.analysis.pictures import enlarged_picture, gallery
 from pagesieve.core import dom
 from pagesieve.filters.base import Filter
 from pagesieve.filters.link_lists import items
@@ -213,6 +213,10 @@ class LinkListFilter(Filter):
                      measured={"links": links})
             p.settled.update(node.iterdescendants())
             return True
+        if node not in p.furniture and enlarged_picture(node, STORY_PICTURE_PX):
+            ctx.note("keep", node, "a picture of the story that opens its own full-size file, with the links "
+                                   "beside it: not a link list", measured={"links": links})
+            return True
         if items.priced_links(node, links, beside=node not in p.furniture):
             ctx.note("keep", node, "links that show a price, or a price beside each place they lead to: a shelf "
                                    "of products, not a link list",
@@ -300,6 +304,8 @@ class LinkListFilter(Filter):
 ITEM_LINKS = 3
 #: A list of items: an element holding at least this many ``<article>`` children.
 LISTED_ARTICLES = 3
+#: A linked picture with a declared side under this (px) is an icon or a thumbnail, not the story's picture.
+STORY_PICTURE_PX = 100
 
 
 def _in_listed_article(node: HtmlElement) -> bool:
