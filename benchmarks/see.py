@@ -36,7 +36,8 @@ Measured, per corpus and variant:
   removed taken out, is a line of what the browser shows just after it (a sentence whose list
   item or block went whole is not the link's doing, even where its words show elsewhere).
 * **story start**: the top (px from the top of the document) of the highest of the truth sentences
-  that are whole in both the original and the output (where the story's first words show, whichever
+  that are whole in both the original and the output and that the original shows once (a name the
+  menu shows too has no one place) (where the story's first words show, whichever
   sentence they are: a page whose truth starts in a narrow side column and goes on in the centre
   column is read from the centre's top once the layout table is linearised), found by a TreeWalker
   over the visible text nodes and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
@@ -221,7 +222,10 @@ _JS_SHOW = "(args) => {" + _JS_COMMON + r"""
   const text = document.body ? document.body.innerText : (document.documentElement.innerText || '');
   if (!args.locate.length) return {text, tops: []};
   const tn = textNodes();
-  const tops = args.locate.map(s => { const n = locate(tn, s); return n ? top(n).top : null; });
+  // once=true: a sentence the page shows twice or more (a product's name in the menu and in the
+  // story) has no one place, and is not located
+  const once = s => { const b = bare(s), at = tn.acc.indexOf(b); return at < 0 || tn.acc.indexOf(b, at + 1) < 0; };
+  const tops = args.locate.map(s => { const n = (!args.once || once(s)) && locate(tn, s); return n ? top(n).top : null; });
   return {text, tops};
 }"""
 
@@ -475,9 +479,10 @@ class Browser:
             self.page.goto(PAGE_URL, wait_until="load", timeout=60_000)
         self.page.evaluate(_JS_SETTLE, SETTLE_MS)
 
-    def show(self, locate: list[str]) -> tuple[str, list[float | None]]:
-        """The shown page's innerText and the top (px) of each sentence of ``locate`` (None: not found)."""
-        r = self.page.evaluate(_JS_SHOW, {"locate": locate})
+    def show(self, locate: list[str], once: bool = False) -> tuple[str, list[float | None]]:
+        """The shown page's innerText and the top (px) of each sentence of ``locate`` (None: not found;
+        with ``once``, also when the page shows it more than once)."""
+        r = self.page.evaluate(_JS_SHOW, {"locate": locate, "once": once})
         return r["text"], r["tops"]
 
     def meant(self, located: list[str]) -> dict:
@@ -591,7 +596,7 @@ class See:
         shown = lines_of(text)
         whole = [s for s in truth if s in shown]
         located = whole[:LOCATE_MAX]
-        _, tops = self.browser.show(located)
+        _, tops = self.browser.show(located, once=True)
         meant = self.browser.meant(located) if located else {"images": []}
         return Original(url, truth, whole, {s: t for s, t in zip(located, tops) if t is not None},
                         len(norm(text)), meant["images"], html, "utf-8", shown,

@@ -258,6 +258,22 @@ def test_a_picture_only_the_sites_scripts_show_does_not_lower_the_story(browser,
     assert seen.lowered <= LOWERED_PX
 
 
+def test_a_sentence_the_original_shows_twice_does_not_place_the_story(browser, tmp_path):
+    # wcxb-dev 0607: the product's name stands in the menu at the top and again over its description;
+    # the menu gone, the name's first place is the description's, 1,200 px lower, while the story came up
+    name = "Summit 24 Smokeless Fire Pit, the tallest flame"
+    html = (f"<html><body><div class=cut><a href=/p>{name}</a></div><div style='height:300px'>Banner</div>"
+            f"<h2>{name}</h2><p>The fire pit lights three times faster than the last one did.</p></body></html>")
+    page = _one_page_corpus(tmp_path, "p4", "https://example.org/e", html,
+                            f"{name}\nThe fire pit lights three times faster than the last one did.")
+    see = See(browser, [])
+    see.chains = {"declutter": Chain([_Cut("div", "cut_menu")], OutputSettings(), SafetySettings(), check=False)}
+    orig = see.original(page)
+    assert name.lower() not in orig.tops and len(orig.tops) == 1
+    (seen,) = see.measure(page, orig)
+    assert seen.start_after < seen.start_before
+
+
 def test_late_images_have_ended_before_anything_is_measured(browser):
     # an image the browser loads late keeps its declared shape until asked for; far below the view
     # it would still be pending when measured, and a page with less above it would differ
