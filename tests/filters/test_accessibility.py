@@ -730,6 +730,20 @@ def test_a_floated_layout_table_keeps_floating_as_a_block():
     assert t.tag == "div" and t.get("style").startswith("float:right;max-width:50%;width:141px")
 
 
+def test_a_floated_box_of_sponsored_links_found_as_the_article_keeps_floating_beside_the_story():
+    # cleaneval-dev final-620: a box of sponsored links with a line of text under each (the first long
+    # block in page order, so taken as the article) floats right at the top of the story's cell; as a
+    # plain block it stood above the story and pushed it 180 px down
+    ads = "<p>" + "".join(f"<a href=/ad{i}>Sponsor {i}</a><br>Visit our shop to find the right gifts for every "
+                          f"reader on your Christmas list this year.<br><br>" for i in range(6)) + "</p>"
+    html = (f"<html><body><div id=cell><table id=t align=right><tr><td>{ads}</td></tr></table>"
+            f"<div id=story><p>{STORY}</p><p>{STORY}</p><p>{STORY}</p><p>{STORY}</p></div></div></body></html>")
+    page, state = with_article(html)
+    t = by_id(page, "t")
+    assert state.article is t or t in state.article.iterancestors() or state.article in t.iterdescendants()
+    assert t.tag == "div" and (t.get("style") or "").startswith("float:right")
+
+
 # -- the page's own markup: lists, link names, form labels ----------------------------
 def inner(page):
     out = serialize(page).decode()

@@ -237,12 +237,17 @@ def _keep_float(table: HtmlElement, article: HtmlElement | None) -> None:
     block it would stand above the story and push it down. Not a table as wide as the line
     (``width=100%``) nor one holding the story: old pages align their whole layout left, and floated
     at half the line, such a table would squeeze the story into a narrow column (the page's own
-    layout showed it 560 px wide, a float nested in floats 160 px)."""
+    layout showed it 560 px wide, a float nested in floats 160 px). A table that holds the detected
+    article floats all the same when the block it stands in has twice its text beside it: the article
+    found as the first long block in page order was then a box of sponsored links at the story's side."""
     side = (table.get("align") or "").strip().lower()
     if side not in ("left", "right") or (table.get("width") or "").strip() == "100%":
         return
     if article is not None and (article is table or any(a is table for a in article.iterancestors())):
-        return
+        beside = table.getparent()
+        own = _prose(table)
+        if beside is None or _prose(beside) - own < 2 * own:
+            return
     decls = [f"float:{side}", "max-width:50%"]
     width = dom.px(table.get("width"))
     if width is not None and "%" not in (table.get("width") or ""):
