@@ -51,6 +51,19 @@ def enlarged_picture(node: HtmlElement, min_px: int) -> bool:
     return False
 
 
+def unlinked_picture(node: HtmlElement, min_px: int) -> bool:
+    """Whether ``node`` holds a picture of the story (see :func:`story_picture`) outside every link and
+    not beside one in the same element: a product's photo, a figure; not a banner or a logo, which
+    lead somewhere, nor the icon before a link's name ("[icon] Digg")."""
+    for img in node.iter("img"):
+        if not story_picture(img, min_px) or in_control(img) or next(img.iterancestors("a"), None) is not None:
+            continue
+        parent = img.getparent()
+        if parent is None or not any(a.get("href") is not None for a in parent.iter("a")):
+            return True
+    return False
+
+
 def story_picture(img: HtmlElement, min_px: int) -> bool:
     """Whether ``img`` is a picture set in the story: not inside a link to another page (a link to a
     picture file is the picture's own) and without a declared width or height under ``min_px``."""

@@ -325,6 +325,21 @@ def test_a_picture_opening_its_own_file_with_a_share_button_beside_it_stays(pict
     assert "Page 5" not in page.body.text_content()  # the menu still goes
 
 
+@pytest.mark.parametrize("item, kept", [
+    ("<div class=slide><img src=/p/tumbler-front.png alt='Tumbler, front'></div>", True),  # the product's photo
+    ("<div class=slide><img src=/i/digg.gif alt=''> <a href=/digg>Digg</a></div>", False),  # a link's icon
+])
+def test_a_products_photos_under_its_breadcrumb_are_not_a_link_list(item, kept):
+    # wcxb-dev 4781: once the buttons and forms are gone, a product's gallery holds its photos and the two
+    # links of its breadcrumb, no other words: it went as a link list, and the product lost its pictures
+    block = (f"<div id=gallery><a href=/drinkware>Drinkware</a> <a href=/drinkware/tumblers>Tumblers</a>"
+             f"{item}{item.replace('front', 'back')}</div>")
+    html = f"<html><body>{menu(6)}<div class=product><p>{para(900)}</p>{block}</div></body></html>"
+    page, _, _ = run_filter("link_lists", html)
+    assert (page.root.get_element_by_id("gallery", None) is not None) is kept
+    assert "Page 5" not in page.body.text_content()
+
+
 @pytest.mark.parametrize("href", ["http://[oops/p.jpg", "http://[oops/docs/a"])
 def test_an_address_no_browser_can_follow_breaks_no_rule(href):
     # urlsplit refuses "http://[oops" (an unclosed IPv6 host): the gallery and table-of-contents tests

@@ -85,7 +85,9 @@ contents were removed as link lists) is recognised by general signals, never by 
   picture of a thumbnail), with no words of their own, is the story's gallery: its links lead to
   pictures, not to other pages; and a block that holds one of the story's pictures (no side declared
   under 100 px) linked, without words, to its own full-size file is that picture, whatever share
-  buttons stand beside it ("Pin it"): it stays;
+  buttons stand beside it ("Pin it"): it stays; so does a block of three links or fewer and no other
+  words that holds such a picture outside every link and not beside one (a product's photos under
+  its breadcrumb; the icon before a link's name is the link's);
 * **table of contents** — inside the main block, a list whose links mostly (``toc_share``) lead to
   places on the same page (``#…``) or to the pages under it (``/docs/auth`` → ``/docs/auth/apple``:
   a documentation section's index of its sub-pages, a category's list of its items) is the

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.furniture import furniture_of, semantic_main
-from pagesieve.analysis.pictures import enlarged_picture, gallery
+from pagesieve.analysis.pictures import enlarged_picture, gallery, unlinked_picture
 from pagesieve.core import dom
 from pagesieve.filters.base import Filter
 from pagesieve.filters.link_lists import items
@@ -216,6 +216,12 @@ class LinkListFilter(Filter):
         if node not in p.furniture and enlarged_picture(node, STORY_PICTURE_PX):
             ctx.note("keep", node, "a picture of the story that opens its own full-size file, with the links "
                                    "beside it: not a link list", measured={"links": links})
+            return True
+        if (links <= ITEM_LINKS and letters == link_letters and node not in p.furniture
+                and unlinked_picture(node, STORY_PICTURE_PX)):
+            ctx.note("keep", node, "pictures of the story outside any link, with a few links and no other words "
+                                   "beside them (a product's photos under its breadcrumb): not a link list",
+                     measured={"links": links}, threshold={"item_links": ITEM_LINKS})
             return True
         if items.priced_links(node, links, beside=node not in p.furniture):
             ctx.note("keep", node, "links that show a price, or a price beside each place they lead to: a shelf "
