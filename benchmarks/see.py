@@ -66,7 +66,10 @@ Measured, per corpus and variant:
   output shows no pictures (its column is "-"). "story" counts the lost images that are the
   story's own pictures: not inside a link to another page, not the face of a control (inside a
   ``<button>`` or an element with a button, tab or menu role: a carousel's slide buttons), not
-  named an icon (its class or id, or its parent's, says "icon"), not shown ``REPEATED_PICTURE`` times
+  named an icon (its class or id, or its parent's, says "icon"), not in the site's frame (a ``<nav>``,
+  ``<header>``, ``<footer>`` or ``<aside>``, or the role of one, outside every ``<article>`` and the
+  main block), not the icon before a link's name (its element holds a named link and under
+  ``BESIDE_LINK_CHARS`` characters besides the links' names), not shown ``REPEATED_PICTURE`` times
   or more in the region and without a declared side under ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the
   region); "alone" those of them lost while the truth sentence beside them (the located one that
   shares the picture's deepest ancestor, the nearest in height among those) is still shown: the picture went, not the passage it illustrates (a passage that went
@@ -130,6 +133,9 @@ ICON_PX = 40
 MIN_REST_CHARS = 10
 #: A meant image with a declared side under this (px) is a button or thumbnail rather than the story's picture.
 PICTURE_PX = 100
+#: A picture whose element holds a named link and fewer characters than this besides the links' names
+#: is that link's icon ("[icon] Digg", "[icon] Email this"), not a picture of the story.
+BESIDE_LINK_CHARS = 20
 #: An address the main-content region shows this many times or more is an icon, not a picture of the story.
 REPEATED_PICTURE = 3
 #: Truth sentences whose place in the page is looked up (region, story start): the first this many.
@@ -264,6 +270,18 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
     if (a) { try { elsewhere = !/\.(jpe?g|png|gif|webp|avif|svg|bmp)$/i.test(new URL(a.getAttribute('href'), document.baseURI).pathname); } catch (e) { elsewhere = true; } }
     const control = !!img.closest('button, [role=button], [role=tab], [role=menuitem], [role=option], [role=switch]')
       || [img, img.parentElement].some(e => e && /icon/i.test((e.getAttribute('class') || '') + ' ' + (e.id || '')));
+    // in the site's frame: a menu, banner, footer or sidebar (by tag or role) that is not part of an
+    // article or the main block
+    const frame = img.closest('nav, aside, header, footer, [role=navigation], [role=banner], [role=contentinfo], [role=complementary]');
+    const framed = !!frame && !(frame.parentElement && frame.parentElement.closest('article, main, [role=main]'));
+    // the icon before a link's name: its element holds a named link and few words of its own ("[icon] Digg")
+    const par = img.parentElement;
+    let beside = false;
+    if (par && !img.closest('a[href]')) {
+      const named = [...par.querySelectorAll('a[href]')].filter(x => x.textContent.trim());
+      const linked = named.reduce((n, x) => n + x.textContent.trim().length, 0);
+      beside = named.length > 0 && par.textContent.trim().length - linked < args.besideChars;
+    }
     // the truth sentence beside it: the one sharing its deepest ancestor (its caption, its item, its
     // column), the nearest in height among those
     const depthOf = new Map();
@@ -274,7 +292,7 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
       const shared = p ? depthOf.get(p) : -Infinity, d = Math.abs(top(n).top - t);
       if (shared > best || (shared === best && d < gap)) { best = shared; gap = d; near = foundAt[k]; }
     });
-    images.push({addresses: addr, top: Math.round(t), lazy, width: w, height: h, elsewhere, control, near});
+    images.push({addresses: addr, top: Math.round(t), lazy, width: w, height: h, elsewhere, control, framed, beside, near});
   }
   const uses = new Map();  // how often the region shows each address: a status icon, a rating star
   for (const im of images) uses.set(im.addresses[0], (uses.get(im.addresses[0]) || 0) + 1);
@@ -360,11 +378,12 @@ def sentences(truth: str) -> list[str]:
 def story_picture(img: dict) -> bool:
     """A meant image that is a picture of the story itself, not a button or a teaser: not inside a link
     to another page (a link to the picture's own file is fine), without a declared side under
-    ``PICTURE_PX`` and not shown ``REPEATED_PICTURE`` times or more in the region (a forum's status
-    icon beside every post, the digits of a date drawn as pictures)."""
+    ``PICTURE_PX``, not shown ``REPEATED_PICTURE`` times or more in the region (a forum's status
+    icon beside every post, the digits of a date drawn as pictures), not in the site's frame and not
+    the icon before a link's name (see the module doc)."""
     small = any(img.get(k) is not None and img[k] < PICTURE_PX for k in ("width", "height"))
-    return (not img.get("elsewhere") and not small and not img.get("control")
-            and img.get("repeats", 1) < REPEATED_PICTURE)
+    return (not img.get("elsewhere") and not small and not img.get("control") and not img.get("framed")
+            and not img.get("beside") and img.get("repeats", 1) < REPEATED_PICTURE)
 
 
 def _link_broke(sentence: str, links: list[str], before: str, after: str) -> bool:
@@ -487,7 +506,8 @@ class Browser:
 
     def meant(self, located: list[str]) -> dict:
         return self.page.evaluate(_JS_MEANT, {"sentences": located, "share": REGION_SHARE, "below": BELOW_LAST_PX,
-                                              "icon": ICON_PX, "dataChars": PLACEHOLDER_DATA_CHARS})
+                                              "icon": ICON_PX, "dataChars": PLACEHOLDER_DATA_CHARS,
+                                              "besideChars": BESIDE_LINK_CHARS})
 
     def unshown_images(self) -> list[str]:
         return self.page.evaluate(_JS_UNSHOWN, {"dataChars": PLACEHOLDER_DATA_CHARS})

@@ -274,6 +274,23 @@ def test_a_sentence_the_original_shows_twice_does_not_place_the_story(browser, t
     assert seen.start_after < seen.start_before
 
 
+def test_pictures_of_the_sites_frame_and_link_icons_are_not_the_storys(browser):
+    # a menu's and a footer's pictures, and the icon before a link's name ("[icon] Digg"), may sit in
+    # the region that holds the story's sentences; a picture in the article's own header is the story's
+    html = ("<html><body><div><nav><img src='/nav/tile.jpg' width=300 height=200><a href=/m>Men</a></nav>"
+            "<article><header><img src='/photos/lead.jpg' width=800 height=400></header>"
+            "<p>The river rose through the night and the town watched it.</p>"
+            "<ul><li><img src='/marklet/digg.gif'> <a href=/digg>Digg</a></li></ul>"
+            "<p><img src='/photos/wall.jpg'> It reached the old stone wall by dawn, <a href=/w>the wall</a>.</p>"
+            "</article><p>Nobody had seen the like of it since the great flood of 1952.</p>"
+            "<footer><img src='/foot/badge.png' width=200 height=120></footer></div></body></html>")
+    browser.load(html.encode(), "text/html", "utf-8", "https://example.org/news/floods")
+    meant = browser.meant(["the river rose through the night and the town watched it.",
+                           "nobody had seen the like of it since the great flood of 1952."])
+    story = sorted(a["addresses"][0].rsplit("/", 1)[1] for a in meant["images"] if story_picture(a))
+    assert story == ["lead.jpg", "wall.jpg"], story
+
+
 def test_late_images_have_ended_before_anything_is_measured(browser):
     # an image the browser loads late keeps its declared shape until asked for; far below the view
     # it would still be pending when measured, and a page with less above it would differ
