@@ -32,42 +32,37 @@ PIXEL_PX = 2
 
 
 def rules(css: str) -> list[tuple[int, int, str, str]]:
-    """The style rules of ``css`` at any depth of its blocks: (start, end, selector, declarations), with
-    ``css[start:end]`` the whole rule. At-rules without a block (``@import …;``) are not rules."""
+    """The style rules of ``css`` inside any depth of at-rule blocks (``@media``, ``@supports``):
+    (start, end, selector, declarations), with ``css[start:end]`` the whole rule. At-rules without a
+    block (``@import …;``) are not rules. One pass over the text, however deep the blocks nest."""
     out: list[tuple[int, int, str, str]] = []
-    _scan(css, 0, len(css), out)
-    return out
-
-
-def _scan(css: str, start: int, stop: int, out: list) -> None:
-    i, head = start, start
-    while i < stop:
+    i, n, head = 0, len(css), 0
+    at_rule: bool | None = None  # whether the text since ``head`` starts with "@" (None: nothing yet)
+    while i < n:
         c = css[i]
-        if c == ";" and css[head:i].lstrip().startswith("@"):
-            head = i + 1  # @import, @charset: no block
+        if at_rule is None and not c.isspace() and c not in "{};":
+            at_rule = c == "@"
+        if c == ";" and at_rule:
+            head, at_rule = i + 1, None  # @import, @charset: no block
+        elif c == "{" and at_rule:
+            head, at_rule = i + 1, None  # @media, @supports: the rules inside follow
         elif c == "{":
-            close = _closing(css, i, stop)
-            prelude = css[head:i].strip()
-            if prelude.startswith("@"):
-                _scan(css, i + 1, close, out)  # @media, @supports: the rules inside
-            else:
-                out.append((head, close + 1, prelude, css[i + 1:close]))
-            i = head = close + 1
+            depth, j = 0, i
+            while j < n:  # the rule's own block, braces inside it counted
+                if css[j] == "{":
+                    depth += 1
+                elif css[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append((head, min(j + 1, n), css[head:i].strip(), css[i + 1:j]))
+            i, head, at_rule = j + 1, j + 1, None
             continue
+        elif c == "}":
+            head, at_rule = i + 1, None  # the end of an at-rule's block
         i += 1
-
-
-def _closing(css: str, i: int, stop: int) -> int:
-    """The index of the ``}`` that closes the ``{`` at ``i`` (``stop - 1`` when none does)."""
-    depth = 0
-    for j in range(i, stop):
-        if css[j] == "{":
-            depth += 1
-        elif css[j] == "}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return stop - 1
+    return out
 
 
 def _picture(img: HtmlElement) -> bool:
@@ -76,13 +71,18 @@ def _picture(img: HtmlElement) -> bool:
     return not any((size := dom.px(img.get(side))) is not None and size <= PIXEL_PX for side in ("width", "height"))
 
 
-def pictures_hidden_by(css: str, root: HtmlElement) -> list[tuple[int, int]]:
+def pictures_hidden_by(css: str, root: HtmlElement, budget: list[int] | None = None) -> list[tuple[int, int]]:
     """The (start, end) spans of the rules of ``css`` that hide an ``<img>`` of ``root`` which loads
-    without scripts (and is not a tracking pixel)."""
+    without scripts (and is not a tracking pixel). ``budget``: how many more hiding rules may be
+    matched against the page (one item, counted down; each match reads the whole page)."""
     out = []
     for start, end, selector, declarations in rules(css):
         if not _HIDES.search(declarations):
             continue
+        if budget is not None:
+            if budget[0] <= 0:
+                break
+            budget[0] -= 1
         try:
             match = CSSSelector(selector)
         except Exception:  # noqa: BLE001 - a selector cssselect cannot read (a browser-only pseudo-class): kept
@@ -95,11 +95,25 @@ def pictures_hidden_by(css: str, root: HtmlElement) -> list[tuple[int, int]]:
     return out
 
 
-def prune(style: HtmlElement, root: HtmlElement, ctx) -> int:
+#: At most this many hiding rules of a page's no-script style sheets are matched against it (each match
+#: reads the whole page; the sheets that hide lazy pictures hold one to three such rules).
+MAX_RULES = 50
+
+
+def prune_all(styles: list[HtmlElement], root: HtmlElement, ctx) -> int:
+    """:func:`prune` each no-script ``<style>`` of ``styles``, matching at most ``MAX_RULES`` hiding rules
+    in all; how many rules went. Nothing to do on a page without a picture that loads."""
+    if not styles or not any(_picture(img) for img in root.iter("img")):
+        return 0
+    budget = [MAX_RULES]
+    return sum(prune(style, root, ctx, budget) for style in styles)
+
+
+def prune(style: HtmlElement, root: HtmlElement, ctx, budget: list[int] | None = None) -> int:
     """Drop from the no-script ``<style>`` ``style`` the rules that hide a picture of ``root`` that loads
     without scripts (see the module doc); how many went."""
     css = _COMMENT.sub(lambda m: " " * len(m.group()), style.text or "")
-    spans = pictures_hidden_by(css, root)
+    spans = pictures_hidden_by(css, root, budget)
     if not spans:
         return 0
     text = style.text or ""

@@ -420,6 +420,8 @@ class IgnoreFilter(Filter):
         if s.scripts and s.lazy_images:
             counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:
+            # the page as it reads without scripts, its pictures loaded
+            noscript_styles.prune_all(root.xpath("//noscript//style"), root, ctx)
             page_text: str | None = None
             for node in list(root.iter("noscript")):
                 text = dom.text_of(node)
@@ -431,8 +433,6 @@ class IgnoreFilter(Filter):
                         ctx.remove(node, "<noscript> copy of text the page already shows",
                                    measured={"chars": len(text)}, threshold={"copy_chars": NOSCRIPT_COPY_CHARS})
                         continue
-                for style in node.iter("style"):  # the page as it reads without scripts, its pictures loaded
-                    noscript_styles.prune(style, root, ctx)
                 self._unwrap(node, ctx)
         if s.styles:
             for link in list(root.iter("link")):

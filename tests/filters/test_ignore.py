@@ -408,3 +408,25 @@ def test_the_rules_of_a_style_sheet_are_found_in_blocks_and_past_comments():
         ("a", "color:red"), (".b > img", "display:none"), ("c", "d:e"), ("f", "")]
     start, end, _, _ = rules(css)[1]
     assert css[start:end].strip() == ".b > img {display:none}"
+
+
+def test_the_rules_of_a_style_sheet_are_found_however_deep_its_blocks_nest():
+    # one pass over the text: a sheet of 3,000 nested @media blocks (a recursive reading ran out of
+    # stack) and one of 200,000 declarations outside any block
+    from pagesieve.analysis.noscript_styles import rules
+
+    deep = "@media x{" * 3000 + "img{display:none}" + "}" * 3000
+    assert [(sel, decl) for _, _, sel, decl in rules(deep)] == [("img", "display:none")]
+    assert rules("a:b;" * 200_000) == []
+
+
+def test_only_a_bounded_number_of_hiding_rules_is_matched_against_the_page():
+    from pagesieve.analysis import noscript_styles
+
+    sheet = "".join(f".x{i} img{{display:none}}" for i in range(500)) + ".lazy{display:none}"
+    html = (f"<html><head><noscript><style>{sheet}</style></noscript></head><body><p>Story text here.</p>"
+            "<img class=lazy data-src=https://example.org/a.jpg alt=a></body></html>")
+    page, _, _ = run_filter("ignore", html, non_link_images=False)
+    style = next(s for s in page.root.iter("style") if ".x0 img" in (s.text or ""))
+    assert ".lazy{display:none}" in style.text  # past the bound: left as it was
+    assert noscript_styles.MAX_RULES < 500
