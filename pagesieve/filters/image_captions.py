@@ -199,6 +199,7 @@ class ImageCaptionsFilter(Filter):
         article_chars = ctx.text_len(article)
         removed = ctx.state.removed_captions  # captions main_content took out
         candidates, remove = [], []
+        blocks: dict[HtmlElement, tuple[int, str]] = {}  # a block's text, read once for all its images
         for img in images:
             in_story = s.keep_story_pictures and story_picture(img, s.story_picture_px)
             if in_story and has_alternative(img):
@@ -206,7 +207,7 @@ class ImageCaptionsFilter(Filter):
                     ctx.note("keep", img, "a picture set in the story: not a link to another page, not a thumbnail, with a text alternative",
                              threshold={"story_picture_px": s.story_picture_px})
                 continue
-            cand = self._candidate(img, article, article_chars, removed.get(img, ""))
+            cand = self._candidate(img, article, article_chars, removed.get(img, ""), blocks)
             if cand.caption:
                 candidates.append(cand)
             elif in_story:
@@ -228,12 +229,17 @@ class ImageCaptionsFilter(Filter):
 
     # -- captions -------------------------------------------------------------------------
     def _candidate(self, img: HtmlElement, article: HtmlElement, article_chars: int,
-                   removed_caption: str = "") -> _Candidate:
+                   removed_caption: str = "", blocks: dict | None = None) -> _Candidate:
         block = next((a for a in img.iterancestors() if a.tag in dom.BLOCK_TAGS), None)
         inside = block is not None and block is not article and any(a is article for a in block.iterancestors())
-        if inside and article_chars and dom.text_len(block) > self.settings.max_caption_share * article_chars:
-            inside = False  # the story body around a loose image, not a caption box
-        parts = [dom.blocks_text(block)] if inside else []
+        blocks = {} if blocks is None else blocks
+        if inside:
+            if block not in blocks:
+                blocks[block] = (dom.text_len(block), dom.blocks_text(block))
+            block_chars, block_text = blocks[block]
+            if article_chars and block_chars > self.settings.max_caption_share * article_chars:
+                inside = False  # the story body around a loose image, not a caption box
+        parts = [block_text] if inside else []
         figure = next((a for a in img.iterancestors("figure")), None)
         if figure is not None and any(a is article for a in figure.iterancestors()):
             for cap in figure.iter("figcaption"):
