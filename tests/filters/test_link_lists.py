@@ -584,3 +584,24 @@ def test_the_page_headline_is_never_a_link_list(wrap, heading, kept):
     page, _, _ = run_filter("link_lists", html)
     assert (page.root.get_element_by_id("h", None) is not None) is kept
     assert "Page 5" not in page.body.text_content()
+
+
+def test_prose_in_links_counts_the_paragraphs_inside_links_under_the_block():
+    # read from the paragraphs (most blocks hold none) instead of from every link: the same counts, and
+    # a block under 1,500 nested blocks of 2,000 links no longer reads every link once per block
+    import lxml.html
+
+    from pagesieve.filters.link_lists import items
+    from pagesieve.filters.link_lists.settings import LinkListSettings
+
+    s = LinkListSettings()
+    teaser = "Apple has released a new version of its phone software today, with many changes for everyone who owns one."
+    root = lxml.html.fromstring(
+        f"<div id=top><a id=card href=/a><p>{teaser}</p></a><div id=mid><a href=/b><span><p>{teaser}</p></span></a>"
+        f"<p>{teaser}</p><p><a href=/c>{teaser}</a></p></div></div>")
+    top, mid, card = (root.get_element_by_id(i) for i in ("top", "mid", "card"))
+    one = items.letters(teaser)
+    assert items.prose_in_links(top, s) == 3 * one  # two inside links, one made of one link
+    assert items.prose_in_links(mid, s) == 2 * one
+    assert items.prose_in_links(card, s) == one  # the block is the link itself
+    assert items.prose_in_links(card.find("p"), s) == 0  # a paragraph whose link is above the block

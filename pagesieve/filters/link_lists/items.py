@@ -243,8 +243,9 @@ def prose_in_links(node: HtmlElement, s: LinkListSettings, sentences: bool = Fal
         return 0
 
     total = 0
-    for a in node.iter("a"):
-        for p in a.iter("p"):
+    for p in node.iter("p"):  # the paragraphs first: most blocks hold none, and a link rarely holds one
+        a = next(p.iterancestors("a"), None)
+        if a is not None and (a is node or any(x is node for x in a.iterancestors())):
             total += prose(p)
     for p in node.iter("p"):
         if len(p) == 1 and p[0].tag == "a" and not letters(p.text) and not letters(p[0].tail):
