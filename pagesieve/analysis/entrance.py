@@ -46,9 +46,9 @@ from pagesieve.core import dom
 TRANSPARENT = etree.XPath("//@style[contains(translate(., 'OPACITY', 'opacity'), 'opacity')]/..")
 #: Elements the "animate on scroll" library fades in (its style sheet's selectors all start with the attribute).
 ANIMATED_ON_SCROLL = etree.XPath("//@data-aos/..")
-_OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*important)?$", re.I)
+OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*important)?$", re.I)
 _OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
-_STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 
 
@@ -78,11 +78,11 @@ def _first_frame(el: HtmlElement) -> list[str] | None:
     an element or is meant to stay hidden."""
     style = el.get("style") or ""
     parts = declarations(style)
-    if not any(_OPACITY_0.match(d) for d in parts) or _STAYS_HIDDEN.search(style):
+    if not any(OPACITY_0.match(d) for d in parts) or STAYS_HIDDEN.search(style):
         return None
     if _hidden_on_purpose(el):
         return None
-    return [d for d in parts if not _OPACITY_0.match(d) and not _OFFSET.match(d)]
+    return [d for d in parts if not OPACITY_0.match(d) and not _OFFSET.match(d)]
 
 
 def _hidden_on_purpose(el: HtmlElement) -> bool:
@@ -112,7 +112,7 @@ def reveal(root: HtmlElement, ctx) -> int:
 
 def _hides(el: HtmlElement) -> bool:
     """Hidden by its ``hidden`` attribute or by its style attribute (``display:none``, ``visibility:hidden``)."""
-    return el.get("hidden") is not None or bool(_STAYS_HIDDEN.search(el.get("style") or ""))
+    return el.get("hidden") is not None or bool(STAYS_HIDDEN.search(el.get("style") or ""))
 
 
 def reveal_headline(root: HtmlElement, headline: HtmlElement | None, ctx) -> int:
@@ -132,8 +132,8 @@ def reveal_headline(root: HtmlElement, headline: HtmlElement | None, ctx) -> int
         if el.get("hidden") is not None:
             ctx.set_attr(el, "hidden", None)
         style = el.get("style")
-        if style is not None and _STAYS_HIDDEN.search(style):
-            ctx.set_attr(el, "style", "; ".join(d for d in declarations(style) if not _STAYS_HIDDEN.search(d)) or None)
+        if style is not None and STAYS_HIDDEN.search(style):
+            ctx.set_attr(el, "style", "; ".join(d for d in declarations(style) if not STAYS_HIDDEN.search(d)) or None)
     ctx.note("reveal", hiding[-1], "the page's headline was hidden for its scripts to show; without them it is "
                                    "shown, with the blocks around it", measured={"hiding": len(hiding)})
     return len(hiding)

@@ -20,15 +20,11 @@ import re
 from lxml.cssselect import CSSSelector
 from lxml.html import HtmlElement
 
+from pagesieve.analysis.entrance import OPACITY_0, STAYS_HIDDEN, declarations
 from pagesieve.analysis.lazy_images import loadable
 from pagesieve.core import dom
 
-#: A declaration that takes an element out of sight.
-_HIDES = re.compile(r"(?:^|;|\s)(?:display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0(?:\.0*)?(?![.\d]))"
-                    r"\s*(?:!\s*important\s*)?(?:;|$)", re.I)
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
-#: A picture's declared side at or under this (px) is a tracking pixel, which may stay hidden.
-PIXEL_PX = 2
 
 
 def rules(css: str) -> list[tuple[int, int, str, str]]:
@@ -66,18 +62,22 @@ def rules(css: str) -> list[tuple[int, int, str, str]]:
 
 
 def _picture(img: HtmlElement) -> bool:
-    if not loadable(img):
-        return False
-    return not any((size := dom.px(img.get(side))) is not None and size <= PIXEL_PX for side in ("width", "height"))
+    """A picture that loads without scripts, not a spacer or a tracking pixel (which may stay hidden)."""
+    return loadable(img) and not dom.is_spacer_image(img)
+
+
+def _hides(block: str) -> bool:
+    """Whether a rule's declarations take its elements out of sight."""
+    return bool(STAYS_HIDDEN.search(block)) or any(OPACITY_0.match(d) for d in declarations(block))
 
 
 def pictures_hidden_by(css: str, root: HtmlElement, budget: list[int] | None = None) -> list[tuple[int, int]]:
     """The (start, end) spans of the rules of ``css`` that hide an ``<img>`` of ``root`` which loads
-    without scripts (and is not a tracking pixel). ``budget``: how many more hiding rules may be
+    without scripts (and is not a spacer or a tracking pixel). ``budget``: how many more hiding rules may be
     matched against the page (one item, counted down; each match reads the whole page)."""
     out = []
-    for start, end, selector, declarations in rules(css):
-        if not _HIDES.search(declarations):
+    for start, end, selector, block in rules(css):
+        if not _hides(block):
             continue
         if budget is not None:
             if budget[0] <= 0:

@@ -10,6 +10,9 @@ from lxml.html import HtmlElement
 
 from pagesieve.core import dom
 
+#: A picture with a declared side under this (px) is an icon or a thumbnail, not a picture of the story (what
+#: the filters that keep the story's pictures pass as ``min_px``).
+STORY_PICTURE_PX = 100
 #: The ends of an address that is a picture's own file (a link to the full-size picture is no link elsewhere).
 _PICTURE_FILE = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".bmp")
 

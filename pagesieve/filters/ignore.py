@@ -420,10 +420,11 @@ class IgnoreFilter(Filter):
         if s.scripts and s.lazy_images:
             counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:
+            noscripts = list(root.iter("noscript"))
             # the page as it reads without scripts, its pictures loaded
-            noscript_styles.prune_all(root.xpath("//noscript//style"), root, ctx)
+            noscript_styles.prune_all([st for node in noscripts for st in node.iter("style")], root, ctx)
             page_text: str | None = None
-            for node in list(root.iter("noscript")):
+            for node in noscripts:
                 text = dom.text_of(node)
                 if len(text) >= NOSCRIPT_COPY_CHARS:
                     if page_text is None:

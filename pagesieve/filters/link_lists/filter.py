@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.furniture import furniture_of, semantic_main
-from pagesieve.analysis.pictures import enlarged_picture, gallery, unlinked_picture
+from pagesieve.analysis.pictures import STORY_PICTURE_PX, enlarged_picture, gallery, unlinked_picture
 from pagesieve.core import dom
 from pagesieve.filters.base import Filter
 from pagesieve.filters.link_lists import items
@@ -310,8 +310,6 @@ class LinkListFilter(Filter):
 ITEM_LINKS = 3
 #: A list of items: an element holding at least this many ``<article>`` children.
 LISTED_ARTICLES = 3
-#: A linked picture with a declared side under this (px) is an icon or a thumbnail, not the story's picture.
-STORY_PICTURE_PX = 100
 
 
 def _in_listed_article(node: HtmlElement) -> bool:

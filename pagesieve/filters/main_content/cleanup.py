@@ -11,7 +11,7 @@ from collections import defaultdict
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.headline import BYLINE_CLASS, HEADLINE_CLASS, same_words
-from pagesieve.analysis.pictures import in_control, story_picture
+from pagesieve.analysis.pictures import STORY_PICTURE_PX, in_control, story_picture
 from pagesieve.core import dom
 from pagesieve.core.measure import elements_with
 from pagesieve.filters.main_content.common import (
@@ -24,7 +24,6 @@ from pagesieve.filters.main_content.common import (
     POST_NAMES,
     POSTS_ARE_CONTENT,
     REVIEW_KINDS,
-    STORY_PICTURE_PX,
     THREAD_MIN_COMMENTS,
     comment_thread,
     is_folded,

@@ -45,8 +45,6 @@ REVIEW_KINDS = frozenset({"product"})
 REVIEW_NAMES = re.compile(r"comment|review", re.I)
 #: Blocks named like comments, in or beside a block, that make it a thread.
 THREAD_MIN_COMMENTS = 3
-#: A picture declared narrower or lower than this (px) is a thumbnail, not one of the story's pictures.
-STORY_PICTURE_PX = 100
 POST_NAMES = re.compile(r"comment|repl|post|message|answer", re.I)
 #: Dialogs too (Readability's UNLIKELY_ROLES: alertdialog, dialog): a modal a script opens over the page (sign-up,
 #: video player, store picker) is not the page's content, and a widened main block brings them in.

@@ -13,7 +13,7 @@ from lxml.html import HtmlElement
 from pagesieve.analysis.furniture import furniture_block
 from pagesieve.analysis.lazy_images import loadable
 from pagesieve.analysis.pagetype import PageType, item_kind
-from pagesieve.analysis.pictures import in_control, opens_picture, story_picture
+from pagesieve.analysis.pictures import STORY_PICTURE_PX, in_control, opens_picture, story_picture
 from pagesieve.core import dom
 from pagesieve.filters.main_content.common import (
     BOILERPLATE_NAMES,
@@ -22,7 +22,6 @@ from pagesieve.filters.main_content.common import (
     MAYBE_NAMES,
     POST_NAMES,
     POSTS_ARE_CONTENT,
-    STORY_PICTURE_PX,
     UNLIKELY_NAMES,
     names_of,
 )
