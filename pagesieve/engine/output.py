@@ -3,7 +3,8 @@
 in a row) — the paper's "Output Settings" screen.
 
 Text is what a listener hears, so it holds what a browser shows and no one needs a field or a
-player for: no scripts, styles, controls, the fallback inside a ``<video>``, ``<audio>`` or
+player for: no scripts, styles, controls (but a button that titles the text it opens, an FAQ's
+question, reads as that text's first line), the fallback inside a ``<video>``, ``<audio>`` or
 ``<canvas>``, the labels of fields to fill in, log-in boxes (``login_forms``), a heading's permalink
 glyph ("¶", "§"), a "skip to content" link, lines of zero-width characters alone; list items carry
 a bullet, table rows read as rows.
@@ -18,6 +19,7 @@ from typing import Literal
 
 from lxml.html import HtmlElement
 
+from pagesieve.analysis import disclosures
 from pagesieve.core import dom
 from pagesieve.core.measure import UNCOUNTED, words
 from pagesieve.core.settings import setting
@@ -480,6 +482,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
     moved = {el for els in later.values() for el in els}
     rows = _RowLines(moved)
     unread = _field_labels(root) | _unread_links(root)  # read by no listener (see the module doc)
+    titles = set(disclosures.titles(root))  # buttons read as the line that titles the text they open
 
     # (node, closing, owned): an owned node read in its owner's place keeps its tail where it was
     stack: list[tuple[HtmlElement, bool, bool]] = [(root, False, False)]
@@ -487,7 +490,7 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
         node, closing, owned = stack.pop()
         tail = node is not root and not owned and node.tail
         if closing:  # after the children: the closing break, then the element's tail
-            tag = node.tag
+            tag = "p" if node in titles else node.tag
             if tag == "li":
                 out.append(_ITEM_END)
             if tag in _PARAGRAPH:
@@ -508,6 +511,8 @@ def _walk(root: HtmlElement, out: list, settings: OutputSettings) -> None:
             stack.extend((el, False, True) for el in reversed(later[node]))
             continue
         tag = node.tag if isinstance(node.tag, str) else None
+        if node in titles:
+            tag = "p"
         if (tag is None or tag in _SKIP or tag == "a" and node.get("class") == _SKIP_LINK_CLASS or node in unread
                 or tag == "form" and not settings.login_forms and _login_form(node)
                 and not any(el in later or el in moved for el in node.iter())):

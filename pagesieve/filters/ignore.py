@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve.analysis import entrance, lazy_images, noscript_styles, pagemeta, streamed
+from pagesieve.analysis import disclosures, entrance, lazy_images, noscript_styles, pagemeta, streamed
 from pagesieve.core import dom
 from pagesieve.core.measure import ATTRS
 from pagesieve.core.settings import setting
@@ -314,7 +314,9 @@ class IgnoreSettings:
                                            "inputs, buttons and lists) instead of removing it all.",
                                       minimum=0, group="ignore", scope="user")
     inputs: bool = setting(False, "Remove <input> and <textarea> elements.", group="ignore", scope="user")
-    buttons: bool = setting(False, "Remove <button> elements.", group="ignore", scope="user")
+    buttons: bool = setting(False, "Remove <button> elements. A button that titles the text it opens "
+                                   "(an FAQ's question) leaves its words in its place.", group="ignore",
+                          scope="user")
     selects: bool = setting(False, "Remove <select> elements.", group="ignore", scope="user")
     meta: bool = setting(True, "Remove <meta> elements (except charset and viewport, which keep the page usable).",
                          group="ignore", scope="user")
@@ -387,6 +389,8 @@ class IgnoreFilter(Filter):
         pagemeta.of(page)  # the headline, byline and declared types, read before <meta> goes
         counts: dict[str, int] = {}
         forms = []
+        if s.buttons and (kept := disclosures.keep_words(root, ctx)):  # an FAQ's questions stay, as headings
+            counts["button (its words kept)"] = kept
         for node in list(root.iter(*self._tags)) if self._tags else ():
             if node.tag == "form":
                 forms.append(node)  # last: controls inside a wrapper form go first

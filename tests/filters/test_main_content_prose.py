@@ -94,3 +94,19 @@ def test_a_category_text_is_kept_without_the_grid_of_links_beside_it(on):
     if on:
         assert keep[0]["measured"]["rest_link_density"] > keep[0]["threshold"]["main_link_density"]
         assert "mostly links" in keep[0]["reason"]
+
+
+def test_the_headings_right_above_the_chosen_blocks_join_them():
+    # an FAQ of answer blocks chosen as one class's cousins: each answer's question (a heading right
+    # above it) joins; a heading that links elsewhere (a teaser's) and a page heading do not
+    items = "".join(f"<div class=item><h3 id=q{i}>Question {i}: how long does the bridge repair take?</h3>"
+                    f"<div class=answer id=a{i}><p>{SENTENCE * 3}</p></div></div>" for i in range(3))
+    html = (f"<html><body><div id=menu><a href=/>Home</a> <a href=/a>About</a></div><div id=faq>{items}</div>"
+            f"<div class=item><h3 id=teaser><a href=/other>Another story about the bridge</a></h3>"
+            f"<div class=answer id=t><p>{SENTENCE * 3}</p></div></div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"q0", "a0", "q1", "a1", "q2", "a2", "t"} <= left
+    assert "teaser" not in left and "menu" not in left
+    note = next(e for e in state.record if e["action"] == "widen" and "headings" in e["reason"])
+    assert note["measured"] == {"headings": 3}

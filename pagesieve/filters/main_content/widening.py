@@ -357,6 +357,41 @@ def _picture_block(el: HtmlElement, f: Facts) -> bool:
                for img in el.iter("img"))
 
 
+#: A section's title says at most this much (a heading holding a paragraph is not one).
+TITLE_MAX_CHARS = 200
+
+
+def titles_above(c: Choice, f: Facts, ctx) -> None:
+    """*the titles of the kept sections*: a chosen block right after a heading of its own (an ``<h2>``
+    to ``<h6>`` or ``role=heading``, a title's length, no link but to a place on the page) is that
+    heading's section, and the heading joins it. The scorer weighs paragraphs, so a section's prose is
+    chosen without its title (an FAQ's answers without their questions)."""
+    kept = set(c.chosen)
+    extra = []
+    for block in c.chosen:
+        above = block.getprevious()
+        while above is not None and not isinstance(above.tag, str):
+            above = above.getprevious()
+        if above is not None and above not in kept and _section_title(above):
+            extra.append(above)
+    if not extra:
+        return
+    ctx.note("widen", extra[0], "the headings right above the chosen blocks join them as their titles",
+             measured={"headings": len(extra)}, threshold={"title_max_chars": TITLE_MAX_CHARS})
+    order = {el: i for i, el in enumerate(f.body.iter())}
+    c.chosen = sorted([*c.chosen, *extra], key=lambda el: order.get(el, 0))
+
+
+def _section_title(el: HtmlElement) -> bool:
+    if not (el.tag in dom.HEADING_TAGS and el.tag != "h1"
+            or (el.get("role") or "").strip().lower() == "heading" and el.get("aria-level") != "1"):
+        return False
+    if any(not (a.get("href") or "").startswith("#") for a in el.iter("a")):
+        return False
+    text = dom.text_of(el)
+    return 0 < len(text) <= TITLE_MAX_CHARS and not is_clutter(el)
+
+
 def second_opinion(c: Choice, f: Facts, ctx) -> None:
     """*second opinion*: on a page that is not an article or a forum, a choice of prose holding less than
     ``second_opinion_share`` of the unlinked text outside the page's furniture (an article's worth or
@@ -445,6 +480,7 @@ WIDENINGS: tuple[Callable[[Choice, Facts, object], None], ...] = (
     thin_choice,
     second_opinion,
     pictures_beside,
+    titles_above,
 )
 
 
