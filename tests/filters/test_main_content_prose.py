@@ -110,3 +110,18 @@ def test_the_headings_right_above_the_chosen_blocks_join_them():
     assert "teaser" not in left and "menu" not in left
     note = next(e for e in state.record if e["action"] == "widen" and "headings" in e["reason"])
     assert note["measured"] == {"headings": 3}
+
+
+def test_a_cards_summary_link_hidden_from_screen_readers_only_is_shown():
+    # a topic page's stories: each card links its title, and again its summary, the second link kept
+    # from screen readers and the keyboard (aria-hidden, tabindex=-1) as a duplicate: a reader still sees it
+    cards = "".join(f"<article class=card><h2><a href=/s{i}>Story {i} about the bridge</a></h2>"
+                    f"<p id=sum{i}><a href=/s{i} aria-hidden=true tabindex=-1>{SENTENCE}</a></p>"
+                    f"<p>{SENTENCE}</p></article>" for i in range(4))
+    html = (f"<html><body><div id=menu><a href=/>Home</a> <a href=/a>About</a></div><main id=list>{cards}"
+            f"<p id=skip aria-hidden=true>{SENTENCE}</p></main></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"sum0", "sum1", "sum2", "sum3"} <= left
+    assert all(len(page.root.get_element_by_id(f"sum{i}")) == 1 for i in range(4))  # the link and its words
+    assert "skip" not in left  # hidden from everyone who reads it aloud, and not a link: still left out

@@ -103,10 +103,14 @@ def comment_thread(el: HtmlElement, alike: dict | None = None, names: re.Pattern
 
 # Hidden elements are not content — except a tab panel: the page hides every tab's panel but the
 # selected one, and without the page's scripts (and its tab buttons, which ignore removes) no tab can
-# show the others: the code samples of a documentation page in every other language.
+# show the others: the code samples of a documentation page in every other language. And except a link
+# hidden from assistive technology and the keyboard alike (aria-hidden, tabindex=-1): a card's second
+# link to its story, on its summary, kept from screen readers because the title already leads there.
+# Every visitor who sees the card sees the summary (a topic page's list of stories lost them all).
 # As the owners of those attributes (the same elements; libxml2 walks attributes far faster than it tests a
 # predicate on every element).
-HIDDEN = etree.XPath("(.//*/@hidden | .//*/@aria-hidden[translate(normalize-space(.),'TRUE','true')='true'] "
+HIDDEN = etree.XPath("(.//*/@hidden | .//*/@aria-hidden[translate(normalize-space(.),'TRUE','true')='true']"
+                     "[not(parent::a[@tabindex='-1'])] "
                      "| .//*/@type[translate(.,'HIDEN','hiden')='hidden'])/parent::*[not(@role='tabpanel')]")
 
 
@@ -121,7 +125,9 @@ def is_folded(el: HtmlElement) -> bool:
 
 
 def is_hidden(el: HtmlElement) -> bool:
-    """Hidden by an attribute (``hidden``, ``aria-hidden``, ``type=hidden``) and not folded content."""
+    """Hidden by an attribute (``hidden``, ``aria-hidden``, ``type=hidden``) and not folded content, nor
+    a link hidden from assistive technology only to spare it a second link (see HIDDEN)."""
     return (el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true"
+            and not (el.tag == "a" and (el.get("tabindex") or "").strip() == "-1")
             or (el.get("type") or "").lower() == "hidden") and not is_folded(el)
 
