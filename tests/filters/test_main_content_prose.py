@@ -125,3 +125,20 @@ def test_a_cards_summary_link_hidden_from_screen_readers_only_is_shown():
     assert {"sum0", "sum1", "sum2", "sum3"} <= left
     assert all(len(page.root.get_element_by_id(f"sum{i}")) == 1 for i in range(4))  # the link and its words
     assert "skip" not in left  # hidden from everyone who reads it aloud, and not a link: still left out
+
+
+@pytest.mark.parametrize("related, kept", [
+    # the page's own instructions in a block its site named "map-and-related": prose, hardly a link
+    (f"<div id=map-and-related><p id=r1>{SENTENCE * 3}</p><p>Visit <a href=/help>our help pages</a> "
+     f"to look up more.</p></div>", True),
+    # a list of related stories, each a linked title over its summary: the links make it a list
+    ("<div id=related-stories>" + "".join(f"<p id=r{i}><a href=/s{i}>Another story about the old bridge "
+                                          f"number {i}</a> The council met again.</p>" for i in range(1, 5))
+     + "</div>", False),
+])
+def test_a_block_named_related_is_kept_only_when_it_is_prose(related, kept):
+    html = (f"<html><body><div id=menu><a href=/>Home</a> <a href=/a>About</a></div><main><article id=story>"
+            f"<h1>Legal help</h1><p id=intro>{SENTENCE * 9}</p>{related}</article></main></body></html>")
+    page, _, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert "intro" in left and ("r1" in left) is kept

@@ -154,17 +154,35 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
             ctx.remove(el, why, measured=measured, threshold=threshold)
 
 
+#: The most link text a "read more" block's unfolded prose holds (a share of its text).
+UNFOLDED_LINK_SHARE = 0.25
+#: ... and a block named "related" that is prose, not a list of related stories (a teaser's linked
+#: title beside its summary is more than this).
+RELATED_PROSE_LINK_SHARE = 0.1
+
+
 def _collapsed_text(el: HtmlElement, es, names: str, s: MainContentSettings) -> bool:
     """A block named "read more" that holds prose (a paragraph's worth of text, mostly not
     links) and is the page's only one of its kind is the text a "read more" control unfolds — a
     product's description, a bio — not the control or a teaser list. Alike blocks repeated over
-    the page (THREAD_MIN_COMMENTS of them) unfold the items of a list: reviews, teasers."""
-    if not (READ_MORE.search(names) and es.chars >= s.min_article_chars / 2
-            and es.link <= 0.25 * es.chars):
+    the page (THREAD_MIN_COMMENTS of them) unfold the items of a list: reviews, teasers. So is a block
+    named only "related" that holds such prose with hardly a link (a tool's "map-and-related"
+    instructions): a list of related stories is its links. A block named by its id alone is one of a
+    kind (counting the blocks without a class counted every plain block of the page)."""
+    if not (es.chars >= s.min_article_chars / 2
+            and (READ_MORE.search(names) and es.link <= UNFOLDED_LINK_SHARE * es.chars
+                 or _only_related(names) and es.link <= RELATED_PROSE_LINK_SHARE * es.chars)):
         return False
     cls = el.get("class")
+    if not cls:
+        return True  # named by its id: one of a kind
     alike = sum(1 for other in el.getroottree().getroot().iter(el.tag) if other.get("class") == cls)
     return alike < THREAD_MIN_COMMENTS
+
+
+def _only_related(names: str) -> bool:
+    """Boilerplate by the word "related" and no other."""
+    return {m.group(0).lower() for m in BOILERPLATE.finditer(names)} == {"related"}
 
 
 def _text_slides(el: HtmlElement, es, names: str, s: MainContentSettings) -> bool:
