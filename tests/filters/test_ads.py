@@ -15,7 +15,7 @@ from pagesieve.engine.document import parse
 from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.ads import AdsFilter, compile_selector, network
 from pagesieve.filters.base import Filter
-from tests.conftest import run_filter
+from tests.conftest import run_filter, run_filters
 
 RULES = """[Adblock Plus 2.0]
 ! a small EasyList-format list
@@ -616,3 +616,22 @@ def test_the_page_index_lists_the_elements_with_url_as_the_xpath_does_and_forget
     assert (index.classes, index.ids) == (fresh.classes, fresh.ids)
     assert "s" not in index.ids and "top" in index.ids and index.classes == ["a", "b"]
     assert index.matches("class", "a") == fresh.matches("class", "a") and index.matches("id", "s") == []
+
+
+def test_inside_the_readers_story_a_link_with_words_keeps_them(rules):
+    # a deals post: each deal is a line that is one link to an affiliate redirect. After a content finder
+    # chose the story, those lines are its text: they lose their address, not their words. Outside the
+    # story (and without a chosen story), a link that is its block's whole text still goes whole.
+    story = "The best deals of the week, checked by our editors, with the prices we found on Tuesday. "
+    deals = "".join(f'<h2>Deal {i}</h2><p>{story * 3}</p><p><a id=d{i} href="https://ads.example.com/r{i}">'
+                    f'Get deal number {i} on the shop for ${i}9.99</a></p>' for i in range(3))
+    html = (f"<html><body><div id=side><p><a id=s href='https://ads.example.com/side'>Sponsored offer</a></p>"
+            f"</div><article id=story><h1>Deals</h1><p>{story * 4}</p>{deals}</article></body></html>")
+    chain = [("main_content", {}), ("ads", {"cache_dir": None, "lists": [str(rules)]})]
+    page, state, _ = run_filters(chain, html, url=URL)
+    for i in range(3):
+        link = page.root.get_element_by_id(f"d{i}")
+        assert link.get("href") is None and link.text == f"Get deal number {i} on the shop for ${i}9.99"
+    assert sum(e["action"] == "unlink" for e in state.record) == 3
+    page, _, _ = ads(html, rules)  # no story chosen: the lines are blocks of one link each, and go
+    assert not {"d0", "d1", "d2", "s"} & ids(page)

@@ -17,7 +17,10 @@ such as ``$third-party`` or ``$script``:
   stylesheet, ``<video>``/``<audio>`` media, ``<embed>``/``<object>`` object, ``<a>`` document, …).
   A link in running text (``<a href>`` in a sentence) is content, not something the page loads:
   when its target matches, it loses its ``href`` and keeps its words; a link that is a block's
-  whole text (a menu item, a banner, a sponsored card) goes whole. Third-party is judged from
+  whole text (a menu item, a banner, a sponsored card) goes whole — but inside the story a reader
+  chose (the detected article, when a content finder ran first), every link with words keeps them:
+  a deals post's "Get it on Amazon for $199" lines and a shop's name after its "Clothes:" label are
+  the story's text, and without them a label or a full stop stands alone. Third-party is judged from
   the page URL. Without a page URL, relative URLs count as
   first-party and are not checked; absolute ones are checked as third-party requests. An ad
   image inside a link that holds nothing else takes the link with it.
@@ -43,6 +46,7 @@ from typing import Any, Iterable
 from lxml.html import HtmlElement
 
 from pagesieve.analysis.blocklists import DEBIAN_LISTS, DEBIAN_PACKAGE, DOWNLOADS, load_engine, with_downloads
+from pagesieve.core import dom
 from pagesieve.core.settings import setting
 from pagesieve.filters.ads import network
 from pagesieve.filters.ads.index import GenericRules, PageIndex
@@ -153,6 +157,11 @@ class AdsFilter(Filter):
         gone: set = set()  # what this loop removed, with everything under it (the list was read before)
         removed = 0
         links = self.settings.links
+        article = ctx.article
+
+        def in_article(node: HtmlElement) -> bool:  # in the reader's story, its links are its text
+            return article is not None and any(a is article for a in node.iterancestors())
+
         for node in (index.with_url if index is not None else WITH_URL(root)):
             tag = node.tag
             if not isinstance(tag, str) or tag in NEVER_REMOVED or (gone and node in gone):
@@ -174,7 +183,7 @@ class AdsFilter(Filter):
                     result = checked[key] = engine.check_network_urls(absolute, source, rtype)
                 if result.matched:
                     target = network.target(node)
-                    if tag == "a" and network.keeps_words(node):
+                    if tag == "a" and (network.keeps_words(node) or in_article(node) and dom.text_len(node)):
                         # A network rule says what a page loads, not where a link leads: a link with
                         # words is content (a sentence would lose them); it loses its address only.
                         for attr in LINK_TARGET_ATTRS:
