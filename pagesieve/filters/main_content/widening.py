@@ -335,10 +335,15 @@ def pictures_beside(c: Choice, f: Facts, ctx) -> None:
         for k in kids[max(at[0] - 1, 0):at[-1]]:
             if k not in kept and _picture_block(k, f):
                 extra.append(k)
+    _join(c, f, ctx, extra, "blocks showing the story's pictures beside the chosen text join it",
+          measured={"blocks": len(extra)}, threshold={"picture_block_max_chars": PICTURE_BLOCK_MAX_CHARS})
+
+
+def _join(c: Choice, f: Facts, ctx, extra: list[HtmlElement], reason: str, **details) -> None:
+    """Add ``extra`` to the chosen blocks, in page order, explained (nothing when it is empty)."""
     if not extra:
         return
-    ctx.note("widen", extra[0], "blocks showing the story's pictures beside the chosen text join it",
-             measured={"blocks": len(extra)}, threshold={"picture_block_max_chars": PICTURE_BLOCK_MAX_CHARS})
+    ctx.note("widen", extra[0], reason, **details)
     order = {el: i for i, el in enumerate(f.body.iter())}
     c.chosen = sorted([*c.chosen, *extra], key=lambda el: order.get(el, 0))
 
@@ -367,19 +372,15 @@ def titles_above(c: Choice, f: Facts, ctx) -> None:
     heading's section, and the heading joins it. The scorer weighs paragraphs, so a section's prose is
     chosen without its title (an FAQ's answers without their questions)."""
     kept = set(c.chosen)
-    extra = []
+    extra: list[HtmlElement] = []
     for block in c.chosen:
         above = block.getprevious()
         while above is not None and not isinstance(above.tag, str):
             above = above.getprevious()
         if above is not None and above not in kept and _section_title(above):
             extra.append(above)
-    if not extra:
-        return
-    ctx.note("widen", extra[0], "the headings right above the chosen blocks join them as their titles",
-             measured={"headings": len(extra)}, threshold={"title_max_chars": TITLE_MAX_CHARS})
-    order = {el: i for i, el in enumerate(f.body.iter())}
-    c.chosen = sorted([*c.chosen, *extra], key=lambda el: order.get(el, 0))
+    _join(c, f, ctx, extra, "the headings right above the chosen blocks join them as their titles",
+          measured={"headings": len(extra)}, threshold={"title_max_chars": TITLE_MAX_CHARS})
 
 
 def _section_title(el: HtmlElement) -> bool:
