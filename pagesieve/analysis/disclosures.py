@@ -46,13 +46,37 @@ def titles(root: HtmlElement) -> list[HtmlElement]:
     if not buttons:
         return []
     index: Index | None = None
+    above = Above()
     found = []
     for button in buttons:
         if index is None and button.get("aria-controls"):
             index = Index(root)
-        if is_title(button, index):
+        if is_title(button, index, above):
             found.append(button)
     return found
+
+
+def _heading_step(inside: bool, el: HtmlElement) -> bool:
+    return inside or el.tag in dom.HEADING_TAGS or (el.get("role") or "").strip().lower() == _HEADING_ROLE
+
+
+class Above:
+    """What stands around an element (a heading, a form, a link), each ancestor read once however many
+    buttons ask (:func:`pagesieve.core.dom.inherited`): a page may hold thousands of buttons in deep blocks."""
+
+    def __init__(self) -> None:
+        self._heading: dict = {}
+        self._form: dict = {}
+        self._link: dict = {}
+
+    def heading(self, el: HtmlElement) -> bool:
+        return bool(dom.inherited(el.getparent(), self._heading, False, _heading_step))
+
+    def form(self, el: HtmlElement) -> bool:
+        return bool(dom.inherited(el.getparent(), self._form, False, lambda v, n: v or n.tag == "form"))
+
+    def link(self, el: HtmlElement) -> bool:
+        return bool(dom.inherited(el.getparent(), self._link, False, lambda v, n: v or n.tag == "a"))
 
 
 class Index:
@@ -78,16 +102,18 @@ class Index:
         return els[i] if i < len(els) else None
 
 
-def is_title(button: HtmlElement, index: Index | None = None) -> bool:
+def is_title(button: HtmlElement, index: Index | None = None, above: Above | None = None) -> bool:
     """Whether ``button`` titles the panel it opens (see the module doc). ``index``: the page's, when
-    the caller has it (else it is made here when the button names its panel)."""
+    the caller has it (else it is made here when the button names its panel); ``above``: what stands
+    around the page's elements, as far as read."""
     if (button.tag != "button" or (button.get("role") or "button").strip().lower() != "button"
             or button.get("aria-pressed") is not None):  # a toggle (a "like", a "save"), not a disclosure
         return False
+    above = above or Above()
     text = dom.text_of(button)
-    if not text or len(text) > TITLE_MAX_CHARS or not dom.WORD_CHARS.search(text) or _submits(button):
+    if not text or len(text) > TITLE_MAX_CHARS or not dom.WORD_CHARS.search(text) or _submits(button, above):
         return False
-    heading = _heading(button)
+    heading = above.heading(button) or any(True for _ in button.iter(*dom.HEADINGS))
     if not heading and len(text.split()) < 2:
         return False
     declared = heading or button.get("aria-expanded") is not None or bool(button.get("aria-controls"))
@@ -98,7 +124,7 @@ def is_title(button: HtmlElement, index: Index | None = None) -> bool:
         return False
     # an accordion's header (a heading's button naming its panel) over a panel its script fills in:
     # the question is all the page shows, as it is all a visitor sees before a click
-    return _prose(found) or heading and bool(button.get("aria-controls")) and _empty(found)
+    return _prose(found, above) or heading and bool(button.get("aria-controls")) and _empty(found)
 
 
 def _empty(panel: HtmlElement) -> bool:
@@ -110,20 +136,12 @@ def _furniture(el: HtmlElement) -> bool:
     return el.tag in dom.FURNITURE_TAGS or (el.get("role") or "").strip().lower() in dom.FURNITURE_ROLES
 
 
-def _submits(button: HtmlElement) -> bool:
+def _submits(button: HtmlElement, above: Above) -> bool:
     """A submit or reset button: its type says so, or it has no type and stands in a form."""
     kind = (button.get("type") or "").strip().lower()
     if kind in ("submit", "reset"):
         return True
-    return not kind and next(button.iterancestors("form"), None) is not None
-
-
-def _heading(button: HtmlElement) -> bool:
-    """In a heading, or holding one."""
-    for el in button.iterancestors():
-        if el.tag in dom.HEADING_TAGS or (el.get("role") or "").strip().lower() == _HEADING_ROLE:
-            return True
-    return any(True for _ in button.iter(*dom.HEADINGS))
+    return not kind and above.form(button)
 
 
 def _panel(button: HtmlElement, index: Index | None, pair: bool) -> HtmlElement | None:
@@ -170,13 +188,13 @@ def _text_before(node: HtmlElement, parent: HtmlElement) -> bool:
     return False
 
 
-def _prose(panel: HtmlElement) -> bool:
+def _prose(panel: HtmlElement, above: Above) -> bool:
     """Whether ``panel`` opens with prose: a run of ``PANEL_RUN_WORDS`` words outside links (a
     sentence; a menu's panel is links, a filter's is short labels), with no more text in links than
     outside them so far, read over its first elements."""
     counts = [0, 0]  # characters outside links, inside them
     # (node, whether its parent is in a link): its text is in a link if it is one, its tail if the parent is
-    stack: list[tuple[HtmlElement, bool]] = [(panel, next(panel.iterancestors("a"), None) is not None)]
+    stack: list[tuple[HtmlElement, bool]] = [(panel, above.link(panel))]
     sentence = False
     seen = 0
     while stack and seen < PANEL_SCAN:
@@ -207,13 +225,14 @@ def keep_words(root: HtmlElement, ctx) -> int:
         return 0
     level = 1
     done = 0
+    above = Above()
     for el in list(root.iter(*dom.HEADINGS, "button")):
         if el.tag != "button":
             level = int(el.tag[1])
             continue
-        if el not in buttons:
+        if el not in buttons or not ctx.in_document(el):  # (a button a parser nested in another went with it)
             continue
-        if any(True for _ in el.iterancestors(*dom.HEADINGS)):
+        if above.heading(el):
             tag = "span"
         elif any(True for _ in el.iter(*dom.HEADINGS)) or any(d.tag in dom.BLOCK_TAGS for d in el.iterdescendants()):
             tag = "div"
@@ -225,6 +244,6 @@ def keep_words(root: HtmlElement, ctx) -> int:
             words.append(deepcopy(child))
         for part in [d for d in words.iterdescendants() if not dom.text_of(d)]:
             dom.remove_keep_tail(part)  # the control's face: an open and a close chevron, an icon font's glyph
-        ctx.replace(el, words, "<button> titles the text it opens: its words stay, the control goes")
+        ctx.replace(el, words, "<button> titles the text it opens: its words stay, the control goes", explain=False)
         done += 1
     return done

@@ -146,12 +146,15 @@ class FilterContext:
         self.removed += 1
         return True
 
-    def replace(self, old: HtmlElement, new: HtmlElement, reason: str, **details: Any) -> None:
-        """Put ``new`` where ``old`` is (``old``'s tail moves to ``new``), explained."""
+    def replace(self, old: HtmlElement, new: HtmlElement, reason: str, *, explain: bool = True,
+                **details: Any) -> None:
+        """Put ``new`` where ``old`` is (``old``'s tail moves to ``new``), explained (``explain=False``: the
+        filter notes the count of its replacements once instead, as it does for its removals)."""
         parent = old.getparent()
         if parent is None:
             return
-        self.note("replace", old, reason, **details)
+        if explain:
+            self.note("replace", old, reason, **details)
         self._track_loss(old, keep=new)
         self._collect_links(old, keep=new)
         self.state.removed_nodes.append((old, new))
