@@ -36,6 +36,7 @@ PANEL_SCAN = 300
 _HEADING_ROLE = "heading"
 #: What a title does not open: another control, a link, a field.
 _NOT_PANELS = frozenset({"button", "a", "input", "select", "textarea", "label", "option"})
+_CONTROLS = _NOT_PANELS - {"a"}
 #: What the words keep of the button: what names them (the panel's aria-labelledby) and their language.
 _KEPT_ATTRS = frozenset({"id", "lang", "dir", "title"})
 
@@ -149,13 +150,14 @@ def _panel(button: HtmlElement, index: Index | None, pair: bool) -> HtmlElement 
     block it stands alone in (``<div><button>…</button></div><div>panel</div>``). ``pair``: a button
     that declares nothing (no heading, no ARIA state) opens only a panel it shares its block with
     alone, a question and its answer (a card's "Save this event" has the rest of the card beside it)."""
-    refs = (button.get("aria-controls") or "").split() if index is not None else []
-    for ref in refs:
-        panel = index.after(ref, button) if index is not None else None
-        if panel is not None and button not in panel.iterancestors():
-            return panel
-    if refs and any(ref in index.ids for ref in refs if index is not None):
-        return None  # it opens a panel before it: the text a "Read more" unfolds
+    refs = (button.get("aria-controls") or "").split()
+    if index is not None and refs:
+        for ref in refs:
+            panel = index.after(ref, button)
+            if panel is not None and button not in panel.iterancestors():
+                return panel
+        if any(ref in index.ids for ref in refs):
+            return None  # it opens a panel before it: the text a "Read more" unfolds
     node = button
     for _ in range(2):  # the button, then the block it is alone in
         parent = node.getparent()
@@ -203,7 +205,7 @@ def _prose(panel: HtmlElement, above: Above) -> bool:
         if node is not panel and node.tail:
             counts[outer] += len(node.tail.strip())
             sentence = sentence or not outer and len(node.tail.split()) >= PANEL_RUN_WORDS
-        if not isinstance(node.tag, str) or node.tag in dom.SILENT or node.tag in _NOT_PANELS and node.tag != "a":
+        if not isinstance(node.tag, str) or node.tag in dom.SILENT or node.tag in _CONTROLS:
             continue  # a control's words (the next button's) are not the panel's prose
         inner = outer or node.tag == "a"
         if node.text:
@@ -216,10 +218,10 @@ def _prose(panel: HtmlElement, above: Above) -> bool:
 
 
 def keep_words(root: HtmlElement, ctx) -> int:
-    """Put each title button's words where it stands, the control and its icons gone: as the text of the heading it
-    stands in or the block holding the heading it holds, else as a heading of its own, one level
-    below the heading before it (the page wrote an accordion's header without its heading: WAI-ARIA's
-    accordion pattern puts every header button in one). Returns how many buttons went."""
+    """Put each title button's words where it stands, the control and its icons gone: as the text of
+    the heading it stands in, or a block holding the heading or blocks it holds, else as a heading of
+    its own, one level below the heading before it (the page wrote an accordion's header without its
+    heading: WAI-ARIA's accordion pattern puts every header button in one). Returns how many went."""
     buttons = set(titles(root))
     if not buttons:
         return 0
@@ -234,7 +236,7 @@ def keep_words(root: HtmlElement, ctx) -> int:
             continue
         if above.heading(el):
             tag = "span"
-        elif any(True for _ in el.iter(*dom.HEADINGS)) or any(d.tag in dom.BLOCK_TAGS for d in el.iterdescendants()):
+        elif any(d.tag in dom.BLOCK_TAGS for d in el.iterdescendants()):  # a heading is one
             tag = "div"
         else:
             tag = f"h{min(level + 1, 6)}"

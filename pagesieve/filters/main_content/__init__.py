@@ -32,9 +32,12 @@ Sources (each threshold's doc names its own):
   text outscored the page's own (one such banner, no dialog by its markup, was chosen on a shop's
   category page: wcxb-dev-more .7548 -> .7578, that page .25 -> .97, no other page moved).
 * **Cleanup inside the chosen node** — Readability's ``_prepArticle``/``_cleanConditionally``
-  and HTML semantics: hidden elements; ``nav``/``aside``/``footer``/``form``/``dialog`` blocks,
+  and HTML semantics: hidden elements (not a link hidden from screen readers and the keyboard only,
+  ``aria-hidden`` with ``tabindex=-1``: a card's second link, on its summary, which every sighted
+  visitor reads); ``nav``/``aside``/``footer``/``form``/``dialog`` blocks,
   navigation and dialog roles; blocks named like bylines, dates, share bars, related lists, comments,
-  newsletters, ads (``BOILERPLATE``); short blocks that are only a label ("Advertisement",
+  newsletters, ads (``BOILERPLATE``; a block named only "related" that is prose with hardly a link is
+  the page's text); short blocks that are only a label ("Advertisement",
   "Read more"); image captions, credits and galleries (``captions``; the images stay; a "slideshow"
   of prose — testimonials, feature cards, with or without their pictures — is text); headings that repeat the page title
   (``title_overlap``); lists, tables and divisions with fewer than ``clean_max_commas`` commas whose
