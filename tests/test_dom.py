@@ -119,3 +119,21 @@ def test_inherited_reads_each_ancestor_once_and_stops_at_top():
     assert dom.inherited(c, known, False, step, top=body) is False
     assert reads == ["body", "nav", "ul", "li", "li", "p"]  # the shared ancestors once; nothing above body
     assert dom.inherited(None, known, "start", step) == "start"
+
+
+@pytest.mark.parametrize("html, frame", [
+    ("<nav>x</nav>", True), ("<aside>x</aside>", True), ("<div role=' Navigation '>x</div>", True),
+    ("<div role=menu>x</div>", True), ("<div>x</div>", False), ("<main>x</main>", False),
+    ("<div role=region>x</div>", False),
+])
+def test_is_furniture_reads_the_tag_and_the_role(html, frame):
+    el = lxml.html.fragment_fromstring(html)
+    assert dom.is_furniture(el) is frame
+
+
+def test_copy_as_holds_a_copy_of_the_content_and_not_the_tail():
+    root = lxml.html.fromstring("<div><form id=f class=x>lead <b>bold</b> rest<i>it</i></form>after</div>")
+    form = root.get_element_by_id("f")
+    new = dom.copy_as(form, "div", {"id": "g"})
+    assert lxml.html.tostring(new, encoding="unicode") == '<div id="g">lead <b>bold</b> rest<i>it</i></div>'
+    assert form[0] is not new[0] and len(form) == 2  # copies: the original keeps its children

@@ -19,7 +19,6 @@ button after text in its block is not a title ("Read more").
 from __future__ import annotations
 
 from bisect import bisect_right
-from copy import deepcopy
 
 from lxml.html import HtmlElement
 
@@ -121,7 +120,7 @@ def is_title(button: HtmlElement, index: Index | None = None, above: Above | Non
     if index is None and button.get("aria-controls"):
         index = Index(button)
     found = _panel(button, index, pair=not declared)
-    if found is None or found.tag in _NOT_PANELS or _furniture(found):
+    if found is None or found.tag in _NOT_PANELS or dom.is_furniture(found):  # a "menu" button's menu
         return False
     # an accordion's header (a heading's button naming its panel) over a panel its script fills in:
     # the question is all the page shows, as it is all a visitor sees before a click
@@ -130,11 +129,6 @@ def is_title(button: HtmlElement, index: Index | None = None, above: Above | Non
 
 def _empty(panel: HtmlElement) -> bool:
     return next((t for t in panel.itertext() if t.strip()), None) is None
-
-
-def _furniture(el: HtmlElement) -> bool:
-    """A menu or a site's frame: what a "menu" button opens, whatever words stand in it."""
-    return el.tag in dom.FURNITURE_TAGS or (el.get("role") or "").strip().lower() in dom.FURNITURE_ROLES
 
 
 def _submits(button: HtmlElement, above: Above) -> bool:
@@ -240,10 +234,7 @@ def keep_words(root: HtmlElement, ctx) -> int:
             tag = "div"
         else:
             tag = f"h{min(level + 1, 6)}"
-        words = dom.element(tag, {k: v for k, v in el.attrib.items() if k in _KEPT_ATTRS})
-        words.text = el.text
-        for child in el:
-            words.append(deepcopy(child))
+        words = dom.copy_as(el, tag, {k: v for k, v in el.attrib.items() if k in _KEPT_ATTRS})
         for part in [d for d in words.iterdescendants() if not dom.text_of(d)]:
             dom.remove_keep_tail(part)  # the control's face: an open and a close chevron, an icon font's glyph
         ctx.replace(el, words, "<button> titles the text it opens: its words stay, the control goes", explain=False)

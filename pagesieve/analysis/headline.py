@@ -130,7 +130,7 @@ def _site_frame() -> Callable[[HtmlElement], bool]:
     def step(above: tuple[bool, bool], node: HtmlElement) -> tuple[bool, bool]:
         tag = node.tag
         return (above[0] or tag in ("article", "main"),
-                above[1] or tag in dom.FURNITURE_TAGS or (node.get("role") or "").strip().lower() in dom.FURNITURE_ROLES)
+                above[1] or dom.is_furniture(node))
 
     def framed(heading: HtmlElement) -> bool:
         content, frame = dom.inherited(heading.getparent(), known, (False, False), step)

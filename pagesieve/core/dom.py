@@ -6,6 +6,7 @@ Everything here is pure lxml; nothing knows about HTTP or settings.
 from __future__ import annotations
 
 import re
+from copy import deepcopy
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -95,6 +96,21 @@ def element(tag: str, attrib: dict[str, str] | None = None, text: str | None = N
     if text is not None:
         el.text = text
     return el
+
+
+def is_furniture(el: HtmlElement) -> bool:
+    """A block of the site's frame by its own tag or role (:data:`FURNITURE_TAGS`, :data:`FURNITURE_ROLES`)."""
+    return el.tag in FURNITURE_TAGS or (el.get("role") or "").strip().lower() in FURNITURE_ROLES
+
+
+def copy_as(node: HtmlElement, tag: str, attrib: dict[str, str] | None = None) -> HtmlElement:
+    """A new ``tag`` element holding a copy of ``node``'s content (its text and children, not its tail),
+    to put in its place: a form that wraps the page as a block, a button's words as a heading."""
+    new = element(tag, attrib)
+    new.text = node.text
+    for child in node:
+        new.append(deepcopy(child))
+    return new
 
 
 def is_element(node) -> bool:

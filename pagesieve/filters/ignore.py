@@ -401,11 +401,7 @@ class IgnoreFilter(Filter):
                 continue
             chars = ctx.text_len(node)
             if s.form_wrapper_chars and chars >= s.form_wrapper_chars:
-                div = dom.element("div")
-                div.text = node.text
-                for child in node:
-                    div.append(deepcopy(child))
-                ctx.replace(node, div, "<form> wraps page content: its content is kept, the form goes",
+                ctx.replace(node, dom.copy_as(node, "div"), "<form> wraps page content: its content is kept, the form goes",
                             measured={"text_chars": chars}, threshold={"form_wrapper_chars": s.form_wrapper_chars})
                 counts["form (unwrapped)"] = counts.get("form (unwrapped)", 0) + 1
             elif ctx.remove(node, "<form> is ignored", explain=False):
@@ -545,10 +541,7 @@ class IgnoreFilter(Filter):
                 ctx.insert(parent, at + k, deepcopy(sheet))
             ctx.remove(node, "<noscript> in <head> is ignored", explain=False)
             return
-        span = dom.element("span")
-        span.text = node.text
-        for child in node:
-            span.append(deepcopy(child))
+        span = dom.copy_as(node, "span")
         self._noscript_images(node, span, ctx)
         ctx.replace(node, span, "<noscript> content shown in place of the removed script")
 
