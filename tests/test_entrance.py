@@ -100,3 +100,54 @@ def test_a_hidden_headline_the_page_means_to_hide_stays_hidden(wrapper, extra):
 def test_with_the_scripts_kept_or_the_setting_off_the_headline_stays_hidden(settings):
     out, _, _ = run_filter("ignore", shop('style="display: none"'), **settings)
     assert out.root.get_element_by_id("s").get("hidden") is not None or out.root.get_element_by_id("s").get("style")
+
+
+def whole_page(sheet: str, html_attrs: str = "", body_attrs: str = "", media: str = "") -> str:
+    return (f"<html {html_attrs}><head><style {media}>{sheet}</style></head><body {body_attrs}><h1>Harbour</h1>"
+            f"<p>{STORY * 3}</p></body></html>")
+
+
+def page_styles(html: str, **settings) -> tuple[str | None, str | None]:
+    out, _, _ = run_filter("ignore", html, **settings)
+    return out.root.get("style"), out.root.find("body").get("style")
+
+
+SHOWN = "opacity: 1 !important; visibility: visible !important"
+
+
+@pytest.mark.parametrize("sheet, attrs, shown", [
+    # a guard against a flash of the page, lifted by a later style sheet or a script: the page is shown
+    ("html, body { font-family: sans-serif } body { opacity: 0; transition: opacity .25s; margin: 0 }", {}, "body"),
+    ("/* hide until ready */ html{visibility:hidden!important}", {}, "html"),
+    ("body.blog { opacity: 0 }", {"body_attrs": 'class="blog post"'}, "body"),
+    ("@media screen { :root { opacity: 0 } }", {}, "html"),
+    # the body keeps its own style beside the one that shows it
+    ("body { opacity: 0 }", {"body_attrs": 'style="margin:0; opacity:0"'}, "body+"),
+    # not the page as a whole, or not as it is: nothing changes
+    ("body.menu-open { visibility: hidden }", {"body_attrs": 'class="home"'}, None),  # waits for a class it lacks
+    ("body .reveal { opacity: 0 }", {}, None),  # a rule for the page's parts
+    ("body { opacity: 0.5 }", {}, None),  # half seen: the page's look
+    ("body { display: none }", {}, None),
+    ("body { opacity: 0 }", {"media": 'media="print"'}, None),  # print only
+])
+def test_a_page_its_style_sheet_keeps_out_of_sight_is_shown(sheet, attrs, shown):
+    html_style, body_style = page_styles(whole_page(sheet, **attrs))
+    if shown is None:
+        assert html_style is None and body_style in (None, "margin:0; opacity:0")
+    elif shown == "html":
+        assert (html_style, body_style) == (SHOWN, None)
+    elif shown == "body":
+        assert (html_style, body_style) == (None, SHOWN)
+    else:
+        assert body_style == f"margin:0; {SHOWN}"
+
+
+@pytest.mark.parametrize("settings", [{"scripts": False}, {"reveal_animated": False}])
+def test_with_the_scripts_kept_or_the_setting_off_the_page_stays_as_written(settings):
+    assert page_styles(whole_page("body { opacity: 0 }"), **settings) == (None, None)
+
+
+def test_showing_the_page_is_explained():
+    _, state, _ = run_filter("ignore", whole_page("body { opacity: 0 }"))
+    note = next(e for e in state.record if e["action"] == "reveal" and e.get("node") == "body")
+    assert note["measured"] == {"rule": "body"}

@@ -27,6 +27,11 @@ unless they are hidden on purpose (as above), are a streamed piece (:mod:`pagesi
 in place), or another heading that is not hidden says the same: then the hidden one is a copy (a dialog offering
 the story for republication).
 
+A page may even hide itself as a whole: a rule of its own style sheet, ``body { opacity: 0 }``, keeps it
+from showing before its styles or scripts are ready, and a later style sheet or a script lifts it. Through
+pagesieve no script lifts it. :func:`reveal_page` shows such a page (only a rule for ``<html>`` or ``<body>``
+that applies to it as it is; not one that waits for a class a script would add, ``body.menu-open``).
+
 Changes go through the filter's context (``ctx.set_attr``): explained and undoable.
 """
 
@@ -35,6 +40,7 @@ from __future__ import annotations
 import re
 
 from lxml import etree
+from lxml.cssselect import CSSSelector
 from lxml.html import HtmlElement
 
 from pagesieve.analysis import streamed
@@ -50,6 +56,12 @@ OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*importan
 _OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
 STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+#: A selector of the page as a whole: ``html``, ``body`` or ``:root``, qualified or not (``body.blog``,
+#: ``html[lang]``), with no combinator (a rule for the page's parts is not a rule for the page).
+WHOLE_PAGE = re.compile(r"(?:html|body|:root)(?:[.#\[:][^\s>+~]*)?", re.I)
+#: What a rule says to leave the whole page out of sight until something lifts it.
+_PAGE_HIDDEN = re.compile(r"^(?:opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?|visibility\s*:\s*hidden)\s*(?:!\s*important)?$", re.I)
 
 
 def declarations(style: str) -> list[str]:
@@ -71,6 +83,40 @@ def declarations(style: str) -> list[str]:
             start = i + 1
     out.append(style[start:].strip())
     return [d for d in out if d]
+
+
+def rules(css: str) -> list[tuple[int, int, str, str]]:
+    """The style rules of ``css`` inside any depth of at-rule blocks (``@media``, ``@supports``):
+    (start, end, selector, declarations), with ``css[start:end]`` the whole rule. At-rules without a
+    block (``@import …;``) are not rules. One pass over the text, however deep the blocks nest."""
+    out: list[tuple[int, int, str, str]] = []
+    i, n, head = 0, len(css), 0
+    at_rule: bool | None = None  # whether the text since ``head`` starts with "@" (None: nothing yet)
+    while i < n:
+        c = css[i]
+        if at_rule is None and not c.isspace() and c not in "{};":
+            at_rule = c == "@"
+        if c == ";" and at_rule:
+            head, at_rule = i + 1, None  # @import, @charset: no block
+        elif c == "{" and at_rule:
+            head, at_rule = i + 1, None  # @media, @supports: the rules inside follow
+        elif c == "{":
+            depth, j = 0, i
+            while j < n:  # the rule's own block, braces inside it counted
+                if css[j] == "{":
+                    depth += 1
+                elif css[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append((head, min(j + 1, n), css[head:i].strip(), css[i + 1:j]))
+            i, head, at_rule = j + 1, j + 1, None
+            continue
+        elif c == "}":
+            head, at_rule = i + 1, None  # the end of an at-rule's block
+        i += 1
+    return out
 
 
 def _first_frame(el: HtmlElement) -> list[str] | None:
@@ -108,6 +154,44 @@ def reveal(root: HtmlElement, ctx) -> int:
             ctx.set_attr(el, "data-aos", None)
             shown += 1
     return shown
+
+
+def reveal_page(root: HtmlElement, ctx) -> int:
+    """Show the page when the page's own style sheets (``<style>``) leave it out of sight as a whole: a rule for
+    ``<html>`` or ``<body>`` that makes it transparent or hidden (``body { opacity: 0 }``). Sites write it to
+    keep the page from showing before their styles or scripts are ready, and lift it with a later style sheet
+    or a script; without the script nothing may ever lift it, and the person gets a blank page. A page is never
+    meant to stay out of sight as a whole, so the element gets ``opacity: 1; visibility: visible`` (marked
+    important: the page's rule may be) in its style attribute. Only a rule that applies to the element as it
+    is counts (``body.menu-open { visibility: hidden }`` waits for a class the page does not carry). How many
+    elements were shown."""
+    whole = [el for el in (root, dom.body_of(root)) if el is not None]
+    shown: list[HtmlElement] = []
+    for style in root.iter("style"):
+        css = style.text or ""
+        media = (style.get("media") or "all").lower()
+        if ("opacity" not in css and "visibility" not in css) or not ("all" in media or "screen" in media):
+            continue  # a print style sheet does not hide the page on screen
+        for _start, _end, selector, block in rules(CSS_COMMENT.sub(" ", css)):
+            if not any(_PAGE_HIDDEN.match(d) for d in declarations(block)):
+                continue
+            for one in (s.strip() for s in selector.split(",")):
+                if not WHOLE_PAGE.fullmatch(one):
+                    continue
+                try:
+                    found = CSSSelector(one)(root)
+                except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
+                    continue
+                for el in whole:
+                    if el in found and not any(el is x for x in shown):
+                        shown.append(el)
+                        ctx.note("reveal", el, "the page's style sheet leaves the whole page out of sight until a "
+                                               "script or a later style sheet shows it; without the scripts it is "
+                                               "shown", measured={"rule": one[:80]})
+    for el in shown:
+        kept = [d for d in declarations(el.get("style") or "") if not _PAGE_HIDDEN.match(d)]
+        ctx.set_attr(el, "style", "; ".join([*kept, "opacity: 1 !important", "visibility: visible !important"]))
+    return len(shown)
 
 
 def _hides(el: HtmlElement) -> bool:

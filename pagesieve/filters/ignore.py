@@ -276,8 +276,9 @@ class IgnoreSettings:
     reveal_animated: bool = setting(True, "When scripts are removed, show elements that the page leaves transparent "
                                           "(an opacity of 0 in their style attribute, or marked data-aos for an "
                                           "animation library) for its scripts to fade in as they scroll into view, "
-                                          "and the blocks that hide the page's own headline for its scripts to "
-                                          "show (else they stay invisible).",
+                                          "the blocks that hide the page's own headline for its scripts to show, "
+                                          "and a page that its own style sheet keeps out of sight as a whole until a "
+                                          "script shows it (else they stay invisible).",
                                     group="ignore", scope="user")
     lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
                                       "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
@@ -412,6 +413,8 @@ class IgnoreFilter(Filter):
                 counts["streamed segment (revealed)"] = revealed
         if s.scripts and s.reveal_animated:
             shown = entrance.reveal(root, ctx)
+            if entrance.reveal_page(root, ctx):
+                counts["page left out of sight (shown)"] = 1
             if shown:
                 counts["transparent first frame (shown)"] = shown
             headline = pagemeta.of(page).headline
