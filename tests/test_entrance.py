@@ -151,3 +151,12 @@ def test_showing_the_page_is_explained():
     _, state, _ = run_filter("ignore", whole_page("body { opacity: 0 }"))
     note = next(e for e in state.record if e["action"] == "reveal" and e.get("node") == "body")
     assert note["measured"] == {"rule": "body"}
+
+
+def test_at_most_so_many_whole_page_selectors_are_tested():
+    # a hostile sheet of many selectors for the page: each is tested on <html> and <body> alone, and only the first
+    # WHOLE_PAGE_MAX of them (a page writes one or two)
+    from pagesieve.analysis.entrance import WHOLE_PAGE_MAX
+    sheet = "".join(f"body.c{i} {{ opacity: 0 }}" for i in range(WHOLE_PAGE_MAX))
+    assert page_styles(whole_page(sheet + "body { opacity: 0 }")) == (None, None)
+    assert page_styles(whole_page("body { opacity: 0 }" + sheet)) == (None, SHOWN)

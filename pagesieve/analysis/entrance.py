@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 
 from lxml import etree
-from lxml.cssselect import CSSSelector
+from lxml.cssselect import LxmlHTMLTranslator
 from lxml.html import HtmlElement
 
 from pagesieve.analysis import streamed
@@ -60,6 +60,9 @@ CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 #: A selector of the page as a whole: ``html``, ``body`` or ``:root``, qualified or not (``body.blog``,
 #: ``html[lang]``), with no combinator (a rule for the page's parts is not a rule for the page).
 WHOLE_PAGE = re.compile(r"(?:html|body|:root)(?:[.#\[:][^\s>+~]*)?", re.I)
+#: At most this many selectors of the page as a whole are tested (a page writes one or two such rules).
+WHOLE_PAGE_MAX = 50
+_CSS = LxmlHTMLTranslator()
 #: What a rule says to leave the whole page out of sight until something lifts it.
 _PAGE_HIDDEN = re.compile(r"^(?:opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?|visibility\s*:\s*hidden)\s*(?:!\s*important)?$", re.I)
 
@@ -167,27 +170,31 @@ def reveal_page(root: HtmlElement, ctx) -> int:
     elements were shown."""
     whole = [el for el in (root, dom.body_of(root)) if el is not None]
     shown: list[HtmlElement] = []
+    tried: set[str] = set()  # each selector once, at most WHOLE_PAGE_MAX of them
     for style in root.iter("style"):
         css = style.text or ""
         media = (style.get("media") or "all").lower()
         if ("opacity" not in css and "visibility" not in css) or not ("all" in media or "screen" in media):
             continue  # a print style sheet does not hide the page on screen
         for _start, _end, selector, block in rules(CSS_COMMENT.sub(" ", css)):
+            if len(shown) == len(whole) or len(tried) >= WHOLE_PAGE_MAX:
+                break
             if not any(_PAGE_HIDDEN.match(d) for d in declarations(block)):
                 continue
             for one in (s.strip() for s in selector.split(",")):
-                if not WHOLE_PAGE.fullmatch(one):
+                if one in tried or not WHOLE_PAGE.fullmatch(one):
                     continue
-                try:
-                    found = CSSSelector(one)(root)
+                tried.add(one)
+                try:  # tested on the two elements themselves, not over the page
+                    applies = etree.XPath(_CSS.css_to_xpath(one, prefix="self::"))
+                    hidden = [el for el in whole if applies(el) and not any(el is x for x in shown)]
                 except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
                     continue
-                for el in whole:
-                    if el in found and not any(el is x for x in shown):
-                        shown.append(el)
-                        ctx.note("reveal", el, "the page's style sheet leaves the whole page out of sight until a "
-                                               "script or a later style sheet shows it; without the scripts it is "
-                                               "shown", measured={"rule": one[:80]})
+                for el in hidden:
+                    shown.append(el)
+                    ctx.note("reveal", el, "the page's style sheet leaves the whole page out of sight until a "
+                                           "script or a later style sheet shows it; without the scripts it is "
+                                           "shown", measured={"rule": one[:80]})
     for el in shown:
         kept = [d for d in declarations(el.get("style") or "") if not _PAGE_HIDDEN.match(d)]
         ctx.set_attr(el, "style", "; ".join([*kept, "opacity: 1 !important", "visibility: visible !important"]))
