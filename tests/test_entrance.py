@@ -1,6 +1,7 @@
 """Elements left transparent for a script to fade in are shown once the scripts are removed; what the
 page means to keep hidden stays hidden."""
 
+import lxml.html
 import pytest
 
 from pagesieve.analysis.entrance import declarations
@@ -160,3 +161,82 @@ def test_at_most_so_many_whole_page_selectors_are_tested():
     sheet = "".join(f"body.c{i} {{ opacity: 0 }}" for i in range(WHOLE_PAGE_MAX))
     assert page_styles(whole_page(sheet + "body { opacity: 0 }")) == (None, None)
     assert page_styles(whole_page("body { opacity: 0 }" + sheet)) == (None, SHOWN)
+
+
+def gated_page(sheet: str, section: str, where: str = "main") -> str:
+    open_, close = {"main": ("<main>", "</main>"), "header": ("<header>", "</header><main><p>x</p></main>"),
+                    "none": ("<div>", "</div>")}[where]
+    return f"<html><head><style>{sheet}</style></head><body><h1>Harbour</h1>{open_}{section}{close}</body></html>"
+
+
+def classes_of(html: str, **settings) -> dict[str, str | None]:
+    out, _, _ = run_filter("ignore", html, **settings)
+    return {el.get("id"): el.get("class") for el in out.root.iter() if el.get("id")}
+
+
+WAYPOINT = (".waypoint .step-up { opacity: 0 } .waypoint .step-up { transform: translateY(50px) }"
+            ".waypoint.waypoint-reveal .step-up { opacity: 1; transform: none }")
+SECTION = f"<div id=w class=waypoint><div id=s class=step-up><p>{STORY}</p></div></div>"
+
+
+@pytest.mark.parametrize("sheet, section, shown", [
+    # a "reveal on scroll" script adds the class to the section as it comes into view: added where the rule asks
+    (WAYPOINT, SECTION, {"w": "waypoint waypoint-reveal", "s": "step-up"}),
+    # the class on the element itself
+    (".fade-in { opacity: 0 } .fade-in.is-visible { opacity: 1 }",
+     f"<div id=s class=fade-in><p>{STORY}</p></div>", {"s": "fade-in is-visible"}),
+    # a class on any block around it: its nearest block gets it
+    ("._1xtz { opacity: 0; padding: 0 } ._3BCe ._1xtz { opacity: 1 }",
+     f"<div id=w><div id=s class=_1xtz><p>{STORY}</p></div></div>", {"w": "_3BCe", "s": "_1xtz"}),
+    # a class in :not() is no class the script adds
+    (".card:not(.flat) { opacity: 0 } .card:not(.flat).in-view { opacity: 1 }",
+     f"<div id=s class=card><p>{STORY}</p></div>", {"s": "card in-view"}),
+])
+def test_a_part_of_the_main_block_waiting_for_a_class_gets_it(sheet, section, shown):
+    assert classes_of(gated_page(sheet, section)) == shown
+
+
+@pytest.mark.parametrize("sheet, section, where", [
+    (WAYPOINT, SECTION, "header"),  # outside the main block: a menu, a pop-up, a cookie bar wait the same way
+    (WAYPOINT, SECTION, "none"),  # no main block to tell them apart
+    # hidden on purpose: whatever the script does
+    (".step-up { opacity: 0; visibility: hidden } .step-up.open { opacity: 1 }",
+     f"<div id=s class=step-up><p>{STORY}</p></div>", "main"),
+    (".step-up { opacity: 0; pointer-events: none } .step-up.open { opacity: 1 }",
+     f"<div id=s class=step-up><p>{STORY}</p></div>", "main"),
+    (".step-up { opacity: 0 } .step-up.open { opacity: 1 }",
+     f"<div id=s class=step-up aria-hidden=true><p>{STORY}</p></div>", "main"),
+    # a control's label, not a sentence
+    (".tip { opacity: 0 } .tip.shown { opacity: 1 }", "<span id=s class=tip>Copied!</span>", "main"),
+    # the page carries the class already: the rule applies where the page put it
+    (".step-up { opacity: 0 } .step-up.open { opacity: 1 }",
+     f"<div id=s class=step-up><p>{STORY}</p></div><p id=o class=open>x</p>", "main"),
+    # a sibling's state (+, ~) is not followed
+    (".step-up { opacity: 0 } .toggle.on + .step-up { opacity: 1 }",
+     f"<p id=t class=toggle>t</p><div id=s class=step-up><p>{STORY}</p></div>", "main"),
+])
+def test_what_stays_out_of_the_gated_reveal(sheet, section, where):
+    before = {el.get("id"): el.get("class") for el in lxml.html.fromstring(gated_page(sheet, section, where)).iter()
+              if el.get("id")}
+    assert classes_of(gated_page(sheet, section, where)) == before
+
+
+@pytest.mark.parametrize("settings", [{"scripts": False}, {"reveal_animated": False}])
+def test_with_the_scripts_kept_or_the_setting_off_no_class_is_added(settings):
+    assert classes_of(gated_page(WAYPOINT, SECTION), **settings) == {"w": "waypoint", "s": "step-up"}
+
+
+def test_the_gated_reveal_is_explained():
+    _, state, _ = run_filter("ignore", gated_page(WAYPOINT, SECTION))
+    note = next(e for e in state.record if e["action"] == "reveal")
+    assert note["measured"] == {"rule": ".waypoint.waypoint-reveal .step-up", "elements": 1}
+
+
+def test_at_most_so_many_gated_rules_are_matched():
+    # each such rule reads the whole page: a hostile sheet of many is cut at GATED_MAX
+    from pagesieve.analysis.entrance import GATED_MAX
+    n = GATED_MAX + 2
+    sheet = "".join(f".f{i} {{ opacity: 0 }} .f{i}.on{i} {{ opacity: 1 }}" for i in range(n))
+    section = "".join(f"<div id=s{i} class=f{i}><p>{STORY}</p></div>" for i in range(n))
+    got = classes_of(gated_page(sheet, section))
+    assert sum(cls != f"f{i}" for i, cls in enumerate(got[f"s{i}"] for i in range(n))) == GATED_MAX

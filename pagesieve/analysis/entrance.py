@@ -27,6 +27,13 @@ unless they are hidden on purpose (as above), are a streamed piece (:mod:`pagesi
 in place), or another heading that is not hidden says the same: then the hidden one is a copy (a dialog offering
 the story for republication).
 
+Or the page's own style sheet does it by a class: ``.waypoint .step-up { opacity: 0 }`` beside
+``.waypoint.waypoint-reveal .step-up { opacity: 1 }``, where no element carries ``waypoint-reveal`` until a
+"reveal on scroll" script adds it. :func:`reveal_gated` adds the class where the rule asks for it, as the
+script would, but only inside the page's main block: menus, drop-downs, pop-ups and cookie bars wait for a
+class the same way (``.nav-open .menu``, ``.popup--visible``) and must stay closed. Style sheets the page
+links to are not read (pagesieve does not fetch them); their rules stay as they are.
+
 A page may even hide itself as a whole: a rule of its own style sheet, ``body { opacity: 0 }``, keeps it
 from showing before its styles or scripts are ready, and a later style sheet or a script lifts it. Through
 pagesieve no script lifts it. :func:`reveal_page` shows such a page (only a rule for ``<html>`` or ``<body>``
@@ -38,12 +45,13 @@ Changes go through the filter's context (``ctx.set_attr``): explained and undoab
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from lxml import etree
-from lxml.cssselect import LxmlHTMLTranslator
+from lxml.cssselect import CSSSelector, LxmlHTMLTranslator
 from lxml.html import HtmlElement
 
-from pagesieve.analysis import streamed
+from pagesieve.analysis import furniture, streamed
 from pagesieve.core import dom
 
 #: Elements whose style attribute names an opacity (selected in C; :func:`_first_frame` decides). Written as the
@@ -63,6 +71,25 @@ WHOLE_PAGE = re.compile(r"(?:html|body|:root)(?:[.#\[:][^\s>+~]*)?", re.I)
 #: At most this many selectors of the page as a whole are tested (a page writes one or two such rules).
 WHOLE_PAGE_MAX = 50
 _CSS = LxmlHTMLTranslator()
+#: An opacity of 0 or 1 somewhere in a rule's declarations (which one, and whether alone, is read after).
+_OPACITY_ENDS = re.compile(r"opacity\s*:\s*(?:0|\.0|1|100%)", re.I)
+#: A selector that may name the page as a whole (:data:`WHOLE_PAGE` decides).
+_PAGE_WORD = re.compile(r"html|body|:root", re.I)
+#: What a "show" rule of a class-gated entrance says: fully opaque.
+_OPAQUE = re.compile(r"^opacity\s*:\s*(?:1(?:\.0*)?|100%)\s*(?:!\s*important)?$", re.I)
+#: A hiding rule that also takes the elements out of the way of the pointer means them hidden, not waiting.
+_NO_POINTER = re.compile(r"pointer-events\s*:\s*none", re.I)
+#: The class names of a compound selector outside its brackets and parentheses (``:not(.x)`` is not one).
+_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+#: All class attributes of a page, as plain strings (read in C).
+_CLASS_VALUES = etree.XPath("//@class", smart_strings=False)
+#: The elements that may be hidden on purpose (:func:`_hidden_on_purpose` decides), selected in C.
+_MAYBE_ON_PURPOSE = etree.XPath("descendant-or-self::*[@aria-hidden or @role or @aria-modal] | descendant-or-self::dialog")
+#: At most this many "show" rules waiting for a class are matched against the page (a page fades in its sections
+#: by one or two such rules; each match reads the whole page).
+GATED_MAX = 8
+#: The words the elements a gated rule hides must hold together: a sentence, not a control's label.
+GATED_MIN_WORDS = 6
 #: What a rule says to leave the whole page out of sight until something lifts it.
 _PAGE_HIDDEN = re.compile(r"^(?:opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?|visibility\s*:\s*hidden)\s*(?:!\s*important)?$", re.I)
 
@@ -122,6 +149,25 @@ def rules(css: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
+#: A style rule without a block inside its block (an at-rule's inner rules are found on their own): its
+#: selector and its declarations. Read by the regular-expression engine, not character by character.
+_INNER_RULE = re.compile(r"(?:^|(?<=[{};]))([^{};]*)\{([^{}]*)\}")
+
+
+def rules_naming(css: str, *words: str) -> Iterator[tuple[str, str]]:
+    """(selector, declarations) of each rule of ``css`` (comments out) whose declarations name one of
+    ``words`` (``"opacity"``), in order; at-rules' inner rules included. A page's inline sheets run to
+    hundreds of kilobytes: :func:`rules` reads them a character at a time, this in C (the rules it skips,
+    those naming none of ``words``, cost no Python step)."""
+    css = CSS_COMMENT.sub(" ", css)
+    if not any(w in css for w in words):
+        return
+    for m in _INNER_RULE.finditer(css):
+        block = m.group(2)
+        if any(w in block for w in words):
+            yield m.group(1).strip(), block
+
+
 def _first_frame(el: HtmlElement) -> list[str] | None:
     """The declarations left once the transparent first frame is out, or None when ``el`` is not such
     an element or is meant to stay hidden."""
@@ -176,9 +222,11 @@ def reveal_page(root: HtmlElement, ctx) -> int:
         media = (style.get("media") or "all").lower()
         if ("opacity" not in css and "visibility" not in css) or not ("all" in media or "screen" in media):
             continue  # a print style sheet does not hide the page on screen
-        for _start, _end, selector, block in rules(CSS_COMMENT.sub(" ", css)):
+        for selector, block in rules_naming(css, "opacity", "visibility"):
             if len(shown) == len(whole) or len(tried) >= WHOLE_PAGE_MAX:
                 break
+            if not _PAGE_WORD.search(selector):
+                continue  # names neither html, body nor :root (read before the declarations are)
             if not any(_PAGE_HIDDEN.match(d) for d in declarations(block)):
                 continue
             for one in (s.strip() for s in selector.split(",")):
@@ -199,6 +247,176 @@ def reveal_page(root: HtmlElement, ctx) -> int:
         kept = [d for d in declarations(el.get("style") or "") if not _PAGE_HIDDEN.match(d)]
         ctx.set_attr(el, "style", "; ".join([*kept, "opacity: 1 !important", "visibility: visible !important"]))
     return len(shown)
+
+
+def _compounds(selector: str) -> list[tuple[str, str]] | None:
+    """``selector`` as (combinator before, compound) pairs, the first combinator ""; None for a selector list
+    or one with a sibling combinator (``+``, ``~``), which :func:`reveal_gated` does not follow."""
+    out: list[tuple[str, str]] = []
+    depth, quote, start, comb = 0, "", 0, ""
+    i, n = 0, len(selector)
+    while i < n:
+        ch = selector[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif not depth and (ch.isspace() or ch in ">+~,"):
+            if ch == ",":
+                return None
+            compound = selector[start:i]
+            j = i
+            while j < n and (selector[j].isspace() or selector[j] in ">+~"):
+                j += 1
+            sep = selector[i:j].strip() or " "
+            if compound:
+                out.append((comb, compound))
+                comb = sep
+            elif sep != " ":
+                comb = sep
+            i = start = j
+            continue
+        i += 1
+    if selector[start:]:
+        out.append((comb, selector[start:]))
+    if any(c in ("+", "~") for c, _ in out):
+        return None
+    return out
+
+
+def _outer_classes(compound: str) -> list[str]:
+    """The class names of ``compound`` outside parentheses and brackets."""
+    flat, depth = [], 0
+    for ch in compound:
+        depth += ch in "(["
+        depth -= ch in ")]" and depth > 0
+        flat.append(ch if not depth and ch not in ")]" else " ")
+    return _CLASS.findall("".join(flat))
+
+
+def _joined(parts: list[tuple[str, str]]) -> str:
+    return "".join((f" {c} " if c.strip() else " ") + s if k else s for k, (c, s) in enumerate(parts)).strip()
+
+
+def reveal_gated(root: HtmlElement, ctx) -> int:
+    """Show the parts of the page's main block that its own style sheet leaves transparent until a script
+    adds a class: ``.waypoint .step-up { opacity: 0 }`` beside ``.waypoint.waypoint-reveal .step-up
+    { opacity: 1 }``, where no element carries ``waypoint-reveal`` (a "reveal on scroll" script adds it as
+    the section comes into view). The missing classes are added where the "show" rule asks for them (on the
+    element itself, or on its nearest ancestor that the rule's earlier part names), as the script would.
+    Only inside the page's one ``<main>`` (else its one ``<article>``): menus, drop-downs, pop-ups and cookie
+    bars wait for a class the same way, and stay closed. Only when what is hidden holds
+    :data:`GATED_MIN_WORDS` words (a sentence, not a control's label), is not hidden on purpose (a hiding
+    rule that also says ``display:none``, ``visibility:hidden`` or ``pointer-events:none``; ``aria-hidden``,
+    a dialog), and the rules join by descendants (not ``+``/``~``). How many elements were shown."""
+    main = furniture.semantic_main(root)
+    if main is None or main is dom.body_of(root):
+        return 0
+    hides, shows = _gated_rules(root)
+    if not hides or not shows:
+        return 0
+    hide_keys = {h.replace("*", "") for h in hides}
+    carried = {name for value in _CLASS_VALUES(root) for name in value.split()}
+    shown = tried = 0
+    inside: set[HtmlElement] | None = None
+    for show in dict.fromkeys(shows):  # a sheet may say the same rule twice
+        if all(name in carried for name in _CLASS.findall(show)):
+            continue  # no class missing (read fast, then exactly below)
+        parts = _compounds(show)
+        if not parts or tried >= GATED_MAX:
+            continue
+        missing = [[c for c in _outer_classes(compound) if c not in carried] for _, compound in parts]
+        if not any(missing):
+            continue
+        base = [(comb, _without(compound, gone)) for (comb, compound), gone in zip(parts, missing)]
+        # an emptied compound before a descendant is "any ancestor": the hiding rule does not name it
+        named = [(comb, c) for k, (comb, c) in enumerate(base)
+                 if c or (k + 1 < len(base) and base[k + 1][0] == ">")]
+        if not named or not named[-1][1] or _joined(named).replace("*", "") not in hide_keys:
+            continue
+        tried += 1  # each rule past this point is matched against the page
+        try:
+            hidden = [el for el in CSSSelector(_joined(named))(root) if isinstance(el.tag, str)]
+        except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
+            continue
+        if inside is None:  # the main block's elements, less what it hides on purpose: read once
+            inside = set(main.iter())
+            inside.difference_update(x for el in _MAYBE_ON_PURPOSE(main) if _hidden_on_purpose(el) for x in el.iter())
+            inside.difference_update(x for a in main.iterancestors() if _hidden_on_purpose(a) for x in a.iter())
+        hidden = [el for el in hidden if el in inside]
+        if sum(len(dom.text_of(el).split()) for el in hidden) < GATED_MIN_WORDS:
+            continue
+        targets = _class_holders(root, hidden, base, missing)
+        for el, gone in targets:
+            have = (el.get("class") or "").split()
+            add = [c for c in gone if c not in have]
+            if add:
+                ctx.set_attr(el, "class", " ".join([*have, *add]))
+        if targets:
+            ctx.note("reveal", hidden[0], "the page's style sheet keeps this part transparent until a script adds a "
+                                          "class; without the scripts the class is added as the script would",
+                     measured={"rule": show[:80], "elements": len(hidden)})
+            shown += len(hidden)
+    return shown
+
+
+def _gated_rules(root: HtmlElement) -> tuple[set[str], list[str]]:
+    """The selectors of the page's own screen style sheets that make elements transparent (not hidden on
+    purpose as well) and those that make them opaque, whitespace made single."""
+    css = "\n".join(s.text or "" for s in root.iter("style")
+                    if "opacity" in (s.text or "") and any(m in (s.get("media") or "all").lower()
+                                                          for m in ("all", "screen")))
+    hides: set[str] = set()
+    shows: list[str] = []
+    for selector, block in rules_naming(css, "opacity"):
+        if not _OPACITY_ENDS.search(block):
+            continue  # neither transparent nor opaque (read before the declarations are)
+        decls = declarations(block)
+        if any(OPACITY_0.match(d) for d in decls):
+            if not (STAYS_HIDDEN.search(block) or _NO_POINTER.search(block)):
+                hides.update(" ".join(one.split()) for one in selector.split(","))
+        elif any(_OPAQUE.match(d) for d in decls):
+            shows.extend(" ".join(one.split()) for one in selector.split(","))
+    return hides, shows
+
+
+def _class_holders(root: HtmlElement, hidden: list[HtmlElement], base: list[tuple[str, str]],
+                   missing: list[list[str]]) -> list[tuple[HtmlElement, list[str]]]:
+    """Where each missing class goes for the "show" rule (its compounds ``base`` less the ``missing``
+    classes) to match the ``hidden`` elements: the element itself for the last compound, else its nearest
+    ancestor that the rule up to that compound names (its parent when that compound names nothing else)."""
+    targets: list[tuple[HtmlElement, list[str]]] = []
+    for k, gone in enumerate(missing):
+        if not gone:
+            continue
+        if k == len(base) - 1:
+            targets.extend((el, gone) for el in hidden)
+            continue
+        if not base[k][1] and k == len(base) - 2 and base[k + 1][0] == " ":
+            # "any block around it": the nearest one, its parent, as a script would mark its own section
+            targets.extend((el.getparent(), gone) for el in hidden if el.getparent() is not None)
+            continue
+        prefix = [(comb, c or "*") for comb, c in base[:k + 1]]
+        try:
+            named_here = set(CSSSelector(_joined(prefix))(root))
+        except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
+            return []
+        for el in hidden:
+            holder = next((a for a in el.iterancestors() if a in named_here), None)
+            if holder is not None:
+                targets.append((holder, gone))
+    return targets
+
+
+def _without(compound: str, classes: list[str]) -> str:
+    """``compound`` without the class names ``classes`` (outside parentheses)."""
+    for name in classes:
+        compound = re.sub(r"\." + re.escape(name) + r"(?![\w-])", "", compound, count=1)
+    return compound
 
 
 def _hides(el: HtmlElement) -> bool:

@@ -274,8 +274,10 @@ class IgnoreSettings:
                                           "its scripts would have put in place (else such a page stays blank).",
                                     group="ignore", scope="user")
     reveal_animated: bool = setting(True, "When scripts are removed, show elements that the page leaves transparent "
-                                          "(an opacity of 0 in their style attribute, or marked data-aos for an "
-                                          "animation library) for its scripts to fade in as they scroll into view, "
+                                          "(an opacity of 0 in their style attribute, marked data-aos for an "
+                                          "animation library, or a part of the main block that the page's style "
+                                          "sheet shows only once a script adds a class) for its scripts to fade in "
+                                          "as they scroll into view, "
                                           "the blocks that hide the page's own headline for its scripts to show, "
                                           "and a page that its own style sheet keeps out of sight as a whole until a "
                                           "script shows it (else they stay invisible).",
@@ -415,6 +417,8 @@ class IgnoreFilter(Filter):
             shown = entrance.reveal(root, ctx)
             if entrance.reveal_page(root, ctx):
                 counts["page left out of sight (shown)"] = 1
+            if gated := entrance.reveal_gated(root, ctx):
+                counts["transparent until a script adds a class (shown)"] = gated
             if shown:
                 counts["transparent first frame (shown)"] = shown
             headline = pagemeta.of(page).headline
