@@ -71,7 +71,8 @@ Measured, per corpus and variant:
   main block), not the icon before a link's name (its element holds a named link and under
   ``BESIDE_LINK_CHARS`` characters besides the links' names), not shown ``REPEATED_PICTURE`` times
   or more in the region and without a declared side under ``PICTURE_PX`` (the rest are buttons, badges and teasers inside the
-  region); "alone" those of them lost while the truth sentence beside them (the located one that
+  region), and not an ad or a tracker (an address the chain's ad lists block as an image from this page:
+  an element that is only an ad may go whole); "alone" those of them lost while the truth sentence beside them (the located one that
   shares the picture's deepest ancestor, the nearest in height among those) is still shown: the picture went, not the passage it illustrates (a passage that went
   whole is a text loss, counted by the sentences and by ``pagesieve eval``). Each lost image is
   blamed on a filter as the sentences are (the first snapshot that no longer shows it).
@@ -384,6 +385,16 @@ def story_picture(img: dict) -> bool:
     small = any(img.get(k) is not None and img[k] < PICTURE_PX for k in ("width", "height"))
     return (not img.get("elsewhere") and not small and not img.get("control") and not img.get("framed")
             and not img.get("beside") and img.get("repeats", 1) < REPEATED_PICTURE)
+
+
+def ad_or_tracker(chain: Chain, addresses: list[str], page_url: str | None) -> bool:
+    """Whether the ad lists of ``chain`` (its ``ads`` filter) block one of ``addresses`` as an image the page
+    at ``page_url`` loads: an ad or a tracking pixel, never a picture of the story. False without the filter."""
+    engine = next((getattr(f, "engine", None) for f in chain.filters if f.name == "ads"), None)
+    if engine is None:
+        return False
+    return any(engine.check_network_urls(a, page_url or a, "image").matched
+               for a in addresses if a.startswith(("http://", "https://")))
 
 
 def _link_broke(sentence: str, links: list[str], before: str, after: str) -> bool:
@@ -718,7 +729,8 @@ class See:
             entry = found.get(s) or {"sentence": s, "filter": "output", "link": False}
             entry["filter"] += mark
             sentences_out.append(entry)
-        images_out = [{"address": img["addresses"][0], "story": story_picture(img),
+        images_out = [{"address": img["addresses"][0],
+                       "story": story_picture(img) and not ad_or_tracker(chain, img["addresses"], orig.url),
                        "filter": gone.get(i, "output") + mark} for i, img in enumerate(lost)]
         return sentences_out, images_out
 

@@ -19,8 +19,9 @@ import os
 
 import pytest
 
-from benchmarks.see import LOWERED_PX, Browser, See, lines_of, sentences, snapshots, story_picture
+from benchmarks.see import LOWERED_PX, Browser, See, ad_or_tracker, lines_of, sentences, snapshots, story_picture
 from pagesieve.engine.chain import Chain
+from pagesieve.engine import config as C
 from pagesieve.engine.config import SafetySettings, build_chain
 from pagesieve.engine.output import OutputSettings
 from pagesieve.filters.base import Filter
@@ -335,3 +336,15 @@ def test_reader_text_fills_the_reading_column(browser, cfg):
         return [column, ...[...document.querySelectorAll('p')].map(p => p.getBoundingClientRect().width)]; }""")
     column, *paragraphs = widths
     assert paragraphs and min(paragraphs) >= 0.95 * column, widths
+
+
+def test_an_ad_or_a_tracker_is_no_picture_of_the_story(cfg):
+    # an element that is only an ad may go whole: a picture the chain's ad lists block is not counted as lost
+    declutter = C.build_chain(cfg.resolve("declutter", {}))
+    page = "http://www.news.example/story.html"
+    assert ad_or_tracker(declutter, ["http://i.l.cnn.net/cnn/.element/img/2.0/content/ads/advertisement.gif"], page)
+    assert ad_or_tracker(declutter, ["data:image/gif;base64,R0lGOD", "http://statistik-gallup.net/V11/x/"], page)
+    assert not ad_or_tracker(declutter, ["https://www.news.example/photos/harbour.jpg"], page)
+    # a chain without the ads filter has no lists to ask
+    assert not ad_or_tracker(C.build_chain(cfg.resolve("reader-main", {})),
+                             ["http://i.l.cnn.net/cnn/.element/img/2.0/content/ads/advertisement.gif"], page)
