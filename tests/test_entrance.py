@@ -240,3 +240,9 @@ def test_at_most_so_many_gated_rules_are_matched():
     section = "".join(f"<div id=s{i} class=f{i}><p>{STORY}</p></div>" for i in range(n))
     got = classes_of(gated_page(sheet, section))
     assert sum(cls != f"f{i}" for i, cls in enumerate(got[f"s{i}"] for i in range(n))) == GATED_MAX
+
+
+@pytest.mark.parametrize("media, shown", [("", True), ('media="screen"', True), ('media="(min-width: 768px)"', True),
+                                          ('media="print"', False), ('media="screen, print"', True)])
+def test_a_style_sheet_for_print_alone_hides_nothing_on_screen(media, shown):
+    assert page_styles(whole_page("body { opacity: 0 }", media=media)) == (None, SHOWN if shown else None)

@@ -154,6 +154,13 @@ def rules(css: str) -> list[tuple[int, int, str, str]]:
 _INNER_RULE = re.compile(r"(?:^|(?<=[{};]))([^{};]*)\{([^{}]*)\}")
 
 
+def on_screen(style: HtmlElement) -> bool:
+    """Whether a ``<style>`` applies on a screen: no ``media``, or one that is not for print (or speech) alone
+    (``(min-width: 768px)`` is a screen's)."""
+    media = (style.get("media") or "").lower()
+    return not media or "screen" in media or "all" in media or not ("print" in media or "speech" in media)
+
+
 def rules_naming(css: str, *words: str) -> Iterator[tuple[str, str]]:
     """(selector, declarations) of each rule of ``css`` (comments out) whose declarations name one of
     ``words`` (``"opacity"``), in order; at-rules' inner rules included. A page's inline sheets run to
@@ -219,8 +226,7 @@ def reveal_page(root: HtmlElement, ctx) -> int:
     tried: set[str] = set()  # each selector once, at most WHOLE_PAGE_MAX of them
     for style in root.iter("style"):
         css = style.text or ""
-        media = (style.get("media") or "all").lower()
-        if ("opacity" not in css and "visibility" not in css) or not ("all" in media or "screen" in media):
+        if ("opacity" not in css and "visibility" not in css) or not on_screen(style):
             continue  # a print style sheet does not hide the page on screen
         for selector, block in rules_naming(css, "opacity", "visibility"):
             if len(shown) == len(whole) or len(tried) >= WHOLE_PAGE_MAX:
@@ -367,9 +373,7 @@ def reveal_gated(root: HtmlElement, ctx) -> int:
 def _gated_rules(root: HtmlElement) -> tuple[set[str], list[str]]:
     """The selectors of the page's own screen style sheets that make elements transparent (not hidden on
     purpose as well) and those that make them opaque, whitespace made single."""
-    css = "\n".join(s.text or "" for s in root.iter("style")
-                    if "opacity" in (s.text or "") and any(m in (s.get("media") or "all").lower()
-                                                          for m in ("all", "screen")))
+    css = "\n".join(s.text or "" for s in root.iter("style") if "opacity" in (s.text or "") and on_screen(s))
     hides: set[str] = set()
     shows: list[str] = []
     for selector, block in rules_naming(css, "opacity"):
