@@ -52,7 +52,7 @@ class ArticleSettings:
     min_chars: int = setting(500, "Characters of paragraph text a block needs to count as the article.", minimum=1, maximum=1_000_000,
                              group="advanced", scope="user")
     paragraph_tags: tuple[str, ...] = setting(("p", "div"), "Children whose own text counts as a paragraph of "
-                                                            "their parent (paper: <p> and <div>).",
+                                                            "their parent (paragraphs and plain boxes of text).",
                                               group="advanced", scope="preset")
     # Sources: A block holding <br> line breaks counts its own text as paragraphs (the paper's third kind).
     br_paragraphs: bool = setting(True, "Text broken into lines with line breaks counts as paragraphs too.", group="advanced", scope="user")

@@ -29,7 +29,7 @@ class EmptyTableSettings:
     substance_tags: tuple[str, ...] = setting(
         ("img", "picture", "svg", "canvas", "video", "audio", "iframe", "object", "embed", "input", "select",
          "textarea", "button", "form", "math"),
-        "Tags that make a table substantive whatever its text (paper: set by the user).", group="advanced", scope="preset")
+        "Tags that make a table substantive whatever its text (a picture, a video, a form control).", group="advanced", scope="preset")
     # Sources: A table with fewer non-whitespace characters of text than this (and no substance tag) is empty (paper:
     # set by the user).
     min_chars: int = setting(20, "A table with fewer characters of text than this, and no picture or form, is empty.", minimum=0, maximum=100000,

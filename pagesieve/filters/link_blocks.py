@@ -196,7 +196,7 @@ class LinkBlocksFilter(Filter):
             blocks = [b for b in blocks if not any(links[i].el in inside for i in range(b[0], b[1] + 1))]
         block_links = sum(b - a + 1 for a, b in blocks)
         block_code = sum(links[b].pos_end - links[a].pos_start for a, b in blocks)
-        ctx.note("measure", body, "logical link blocks of the page (paper section 3: LCR, CCR)",
+        ctx.note("measure", body, "runs of nearby links on the page, and the share of links and of markup they hold",
                  measured={"links": len(links), "blocks": len(blocks),
                            "LCR": round(block_links / len(links), 4) if links else 0.0,
                            "CCR": round(block_code / code_len, 4) if code_len else 0.0},

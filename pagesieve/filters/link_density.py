@@ -78,9 +78,9 @@ class LinkDensitySettings:
     search_link_heavy: bool = setting(False, "When no block of a level passes (menus everywhere), look inside the "
                                              "part with the most text outside links instead of giving up.", group="advanced", scope="user")
     ignored_tags: tuple[str, ...] = setting(("script", "style", "form", "marquee", "meta", "noscript", "template"),
-                                            "Subtrees left out of the statistics and the walk (paper step 2: "
-                                            "script, style, form, marquee, meta; noscript and template added: "
-                                            "they are not shown).", group="advanced", scope="preset")
+                                            "Subtrees left out of the statistics and the walk: what a reader never sees "
+                                            "as text (scripts, styles, forms, scrolling banners, metadata, "
+                                            "no-script fallbacks and templates).", group="advanced", scope="preset")
 
 
 def node_stats(root: HtmlElement, ignored: frozenset[str]) -> dict[HtmlElement, list[int]]:
@@ -197,7 +197,7 @@ class LinkDensityFilter(Filter):
         chosen = [c for c in chosen if _below(c, body, inside)]
         if not chosen:
             ctx.note("skip", body, "no node meets the basic-content thresholds; page left unchanged "
-                     "(paper 3.3 step 14: not suitable for the algorithm)",
+                     "(a page this way of finding the content does not suit)",
                      measured=measures(stats[body]) if body in stats else None, threshold=self._basic)
             return
         ctx.note("select", chosen[0], f"content found after descending {len(path)} levels; "

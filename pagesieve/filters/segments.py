@@ -97,12 +97,12 @@ class SegmentsSettings:
          "h3 h4 ul ol dl div section article main form blockquote",
          "h5 h6 p br li tr td th dt dd pre"),
         "Delimiter levels, level 1 first, each a space-separated list of tags (p+strong: a paragraph whose only "
-        "text is bold, the paper's <P+Strong>); headings open a block, hr/br close one, other tags are blocks.",
+        "text is bold, used as a heading); headings open a block, hr/br close one, other tags are blocks.",
         group="advanced", scope="preset")
     next_to: tuple[str, ...] = setting(
         ("h1", "h2", "h3", "h4", "h5", "h6", "p+strong", "p", "li", "br", "dt", "dd", "tr"),
-        "Delimiters of next-to type: adjacent blocks cut by the same one of these are merged while they fit in "
-        "α (paper: ';', '.' and <Hx> with the same x). Empty: no merging.", group="advanced", scope="preset")
+        "Tags whose neighbouring blocks belong together (list items, paragraphs, sections under headings of one "
+        "level): adjacent blocks cut by one of these merge while they fit the block size limit. Empty: none.", group="advanced", scope="preset")
     # Sources: A block's anchor text: this many characters of page text before it (paper: 80).
     anchor_chars: int = setting(80, "How many characters before a block are searched for your phrases.", minimum=1, maximum=10_000, group="advanced", scope="user")
     # Sources: The anchor text of a heading block also takes in its opening heading (the text just before the block's

@@ -52,8 +52,8 @@ class TemplateBlocksSettings:
     partition_tags: tuple[str, ...] = setting(
         ("table", "tr", "p", "hr", "ul", "ol", "div", "span", "section", "article", "aside", "nav", "header",
          "footer"),
-        "Ordered partitioning tag set (paper 2.3.2: TABLE, TR, P, HR, UL, DIV, SPAN …; ol and the HTML5 "
-        "sectioning tags added, as today's layouts use them where the paper's used tables).", group="advanced", scope="preset")
+        "The tags a page is cut into blocks at, in order: tables and rows, paragraphs, rules, lists, boxes, "
+        "and the sections of today's layouts (section, article, aside, nav, header, footer).", group="advanced", scope="preset")
     # Sources: Two blocks are the same when the cosine of their word vectors is at least this (paper 2.3.2 e: ε =
     # 0.9).
     similarity: float = setting(0.9, "Two blocks are the same when their words match at least this closely (0 to 1).", minimum=0, maximum=1, group="advanced", scope="user")

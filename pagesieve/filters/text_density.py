@@ -64,11 +64,12 @@ class TextDensitySettings:
                                   group="advanced", scope="user")
     # Sources: A row block with at most this many characters is a drop point (paper: "zero or close to zero").
     drop_max: int = setting(0, "A block with at most this many characters marks where the text ends.", minimum=0, group="advanced", scope="user")
-    line_mode: Literal["source", "blocks"] = setting("source", "Lines: the page source's lines (paper), or a new "
-                                                               "line at every block-level tag (minified pages).",
+    line_mode: Literal["source", "blocks"] = setting("source", "Lines: the page source's lines, or a new line at "
+                                                               "every block-level tag (for minified pages, written "
+                                                               "on few lines).",
                                                      group="advanced", scope="preset")
-    regions: Literal["max", "all"] = setting("max", "Keep the region holding the largest row block (paper rule "
-                                                    "4), or every surge-to-drop region.", group="advanced", scope="preset")
+    regions: Literal["max", "all"] = setting("max", "Keep the region holding the largest row block, or "
+                                                    "every region from a surge of text to its drop.", group="advanced", scope="preset")
 
 
 def line_texts(body: HtmlElement, mode: str) -> tuple[list[tuple[HtmlElement, bool, int, int]], int]:

@@ -111,7 +111,7 @@ def test_link_heavy_body_left_unchanged_unless_search_is_on():
     html = f"<body><div id='nav'>{nav}</div><div id='wrap'><div id='main'><p>{WORDS * 6}</p></div></div></body>"
     page, state, _ = run_filter("link_density", html)
     assert page.root.xpath("//div[@id='nav']")
-    assert any(e["action"] == "skip" and "not suitable" in e["reason"] for e in state.record)
+    assert any(e["action"] == "skip" and "does not suit" in e["reason"] for e in state.record)
     page, _, _ = run_filter("link_density", html, search_link_heavy=True)
     assert not page.root.xpath("//div[@id='nav']") and page.root.xpath("//div[@id='main']")
 

@@ -24,7 +24,7 @@ class LinkListSettings:
                                 "not a list).",
                              minimum=1, maximum=1000, group="advanced", scope="user")
     tags: tuple[str, ...] = setting(("td", "ul", "ol", "menu", "dl", "nav", "aside", "div"),
-                                    "Blocks tested: table cells (the paper) and their modern equivalents.",
+                                    "Blocks tested: table cells, lists, menus and the boxes today's layouts use in their place.",
                                     group="advanced", scope="preset")
     # Sources: Remove a link-list table cell itself, not only its content (paper: optional; keeping the cell keeps the
     # table's grid).
