@@ -64,6 +64,7 @@ OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*importan
 _OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
 STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+#: A comment of a style sheet (read as a space).
 CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 #: A selector of the page as a whole: ``html``, ``body`` or ``:root``, qualified or not (``body.blog``,
 #: ``html[lang]``), with no combinator (a rule for the page's parts is not a rule for the page).
@@ -305,6 +306,7 @@ def _outer_classes(compound: str) -> list[str]:
 
 
 def _joined(parts: list[tuple[str, str]]) -> str:
+    """The selector of (combinator, compound) ``parts``, as :func:`_compounds` splits one."""
     return "".join((f" {c} " if c.strip() else " ") + s if k else s for k, (c, s) in enumerate(parts)).strip()
 
 
