@@ -45,7 +45,6 @@ Changes go through the filter's context (``ctx.set_attr``): explained and undoab
 from __future__ import annotations
 
 import re
-from typing import Iterator
 
 from lxml import etree
 from lxml.cssselect import CSSSelector, LxmlHTMLTranslator
@@ -150,9 +149,10 @@ def rules(css: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-#: A style rule without a block inside its block (an at-rule's inner rules are found on their own): its
-#: selector and its declarations. Read by the regular-expression engine, not character by character.
-_INNER_RULE = re.compile(r"(?:^|(?<=[{};]))([^{};]*)\{([^{}]*)\}")
+#: The longest selector read for a rule of sight (a selector list of a few hundred classes).
+SELECTOR_MAX_CHARS = 8192
+#: Where a rule's declarations may name what is seen: found in C, so that only those rules are read in Python.
+_SIGHT_WORD = re.compile(r"opacity|visibility")
 
 
 def on_screen(style: HtmlElement) -> bool:
@@ -162,18 +162,36 @@ def on_screen(style: HtmlElement) -> bool:
     return not media or "screen" in media or "all" in media or not ("print" in media or "speech" in media)
 
 
-def rules_naming(css: str, *words: str) -> Iterator[tuple[str, str]]:
-    """(selector, declarations) of each rule of ``css`` (comments out) whose declarations name one of
-    ``words`` (``"opacity"``), in order; at-rules' inner rules included. A page's inline sheets run to
-    hundreds of kilobytes: :func:`rules` reads them a character at a time, this in C (the rules it skips,
-    those naming none of ``words``, cost no Python step)."""
-    css = CSS_COMMENT.sub(" ", css)
-    if not any(w in css for w in words):
-        return
-    for m in _INNER_RULE.finditer(css):
-        block = m.group(2)
-        if any(w in block for w in words):
-            yield m.group(1).strip(), block
+def rules_of_sight(root: HtmlElement) -> list[tuple[str, str]]:
+    """(selector, declarations) of each rule of the page's own screen style sheets (``<style>``; comments
+    out) whose declarations name an opacity or a visibility, in order; at-rules' inner rules included. Read
+    once for :func:`reveal_page` and :func:`reveal_gated`. A page's inline sheets run to hundreds of kilobytes
+    (:func:`rules` reads them a character at a time): the two words are found in C, and only the rules that
+    hold them are cut out, from the brace before to the brace after."""
+    out: list[tuple[str, str]] = []
+    for style in root.iter("style"):
+        css = style.text or ""
+        if not (("opacity" in css or "visibility" in css) and on_screen(style)):
+            continue
+        css = CSS_COMMENT.sub(" ", css)
+        last = -1  # the block of the last rule taken (or passed over): a rule naming both words is read once
+        prev, opened, shut = 0, -1, -1  # scanned up to; the last "{" and "}" before the word (each stretch once)
+        for hit in _SIGHT_WORD.finditer(css):
+            at = hit.start()
+            opened = max(opened, css.rfind("{", prev, at))
+            shut = max(shut, css.rfind("}", prev, at))
+            prev = at
+            if opened <= last or shut > opened:
+                continue  # this rule's block was read already, or the word is not inside a block (a selector)
+            last = opened
+            closed = css.find("}", at)
+            if closed < 0:
+                break  # the sheet ends inside a block
+            head = max(css.rfind(d, max(0, opened - SELECTOR_MAX_CHARS), opened) for d in "{};")
+            if css.find("{", opened + 1, closed) >= 0 or (head < 0 and opened > SELECTOR_MAX_CHARS):
+                continue  # a block inside (an at-rule's), or a selector longer than any page writes
+            out.append((css[head + 1:opened].strip(), css[opened + 1:closed]))
+    return out
 
 
 def _first_frame(el: HtmlElement) -> list[str] | None:
@@ -213,43 +231,46 @@ def reveal(root: HtmlElement, ctx) -> int:
     return shown
 
 
-def reveal_page(root: HtmlElement, ctx) -> int:
+def reveal_by_style_sheets(root: HtmlElement, ctx) -> tuple[int, int]:
+    """:func:`reveal_page` and :func:`reveal_gated`, the page's style sheets read once: (elements shown as the
+    whole page, elements shown by the class their script would add)."""
+    sight = rules_of_sight(root)
+    return reveal_page(root, ctx, sight), reveal_gated(root, ctx, sight)
+
+
+def reveal_page(root: HtmlElement, ctx, sight: list[tuple[str, str]] | None = None) -> int:
     """Show the page when the page's own style sheets (``<style>``) leave it out of sight as a whole: a rule for
     ``<html>`` or ``<body>`` that makes it transparent or hidden (``body { opacity: 0 }``). Sites write it to
     keep the page from showing before their styles or scripts are ready, and lift it with a later style sheet
     or a script; without the script nothing may ever lift it, and the person gets a blank page. A page is never
     meant to stay out of sight as a whole, so the element gets ``opacity: 1; visibility: visible`` (marked
     important: the page's rule may be) in its style attribute. Only a rule that applies to the element as it
-    is counts (``body.menu-open { visibility: hidden }`` waits for a class the page does not carry). How many
-    elements were shown."""
+    is counts (``body.menu-open { visibility: hidden }`` waits for a class the page does not carry).
+    ``sight``: the page's :func:`rules_of_sight`, when read already. How many elements were shown."""
     whole = [el for el in (root, dom.body_of(root)) if el is not None]
     shown: list[HtmlElement] = []
     tried: set[str] = set()  # each selector once, at most WHOLE_PAGE_MAX of them
-    for style in root.iter("style"):
-        css = style.text or ""
-        if ("opacity" not in css and "visibility" not in css) or not on_screen(style):
-            continue  # a print style sheet does not hide the page on screen
-        for selector, block in rules_naming(css, "opacity", "visibility"):
-            if len(shown) == len(whole) or len(tried) >= WHOLE_PAGE_MAX:
-                break
-            if not _PAGE_WORD.search(selector):
-                continue  # names neither html, body nor :root (read before the declarations are)
-            if not any(_PAGE_HIDDEN.match(d) for d in declarations(block)):
+    for selector, block in rules_of_sight(root) if sight is None else sight:
+        if len(shown) == len(whole) or len(tried) >= WHOLE_PAGE_MAX:
+            break
+        if not _PAGE_WORD.search(selector):
+            continue  # names neither html, body nor :root (read before the declarations are)
+        if not any(_PAGE_HIDDEN.match(d) for d in declarations(block)):
+            continue
+        for one in (s.strip() for s in selector.split(",")):
+            if one in tried or not WHOLE_PAGE.fullmatch(one):
                 continue
-            for one in (s.strip() for s in selector.split(",")):
-                if one in tried or not WHOLE_PAGE.fullmatch(one):
-                    continue
-                tried.add(one)
-                try:  # tested on the two elements themselves, not over the page
-                    applies = etree.XPath(_CSS.css_to_xpath(one, prefix="self::"))
-                    hidden = [el for el in whole if applies(el) and not any(el is x for x in shown)]
-                except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
-                    continue
-                for el in hidden:
-                    shown.append(el)
-                    ctx.note("reveal", el, "the page's style sheet leaves the whole page out of sight until a "
-                                           "script or a later style sheet shows it; without the scripts it is "
-                                           "shown", measured={"rule": one[:80]})
+            tried.add(one)
+            try:  # tested on the two elements themselves, not over the page
+                applies = etree.XPath(_CSS.css_to_xpath(one, prefix="self::"))
+                hidden = [el for el in whole if applies(el) and not any(el is x for x in shown)]
+            except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
+                continue
+            for el in hidden:
+                shown.append(el)
+                ctx.note("reveal", el, "the page's style sheet leaves the whole page out of sight until a "
+                                       "script or a later style sheet shows it; without the scripts it is "
+                                       "shown", measured={"rule": one[:80]})
     for el in shown:
         kept = [d for d in declarations(el.get("style") or "") if not _PAGE_HIDDEN.match(d)]
         ctx.set_attr(el, "style", "; ".join([*kept, "opacity: 1 !important", "visibility: visible !important"]))
@@ -310,7 +331,7 @@ def _joined(parts: list[tuple[str, str]]) -> str:
     return "".join((f" {c} " if c.strip() else " ") + s if k else s for k, (c, s) in enumerate(parts)).strip()
 
 
-def reveal_gated(root: HtmlElement, ctx) -> int:
+def reveal_gated(root: HtmlElement, ctx, sight: list[tuple[str, str]] | None = None) -> int:
     """Show the parts of the page's main block that its own style sheet leaves transparent until a script
     adds a class: ``.waypoint .step-up { opacity: 0 }`` beside ``.waypoint.waypoint-reveal .step-up
     { opacity: 1 }``, where no element carries ``waypoint-reveal`` (a "reveal on scroll" script adds it as
@@ -321,14 +342,14 @@ def reveal_gated(root: HtmlElement, ctx) -> int:
     :data:`GATED_MIN_WORDS` words (a sentence, not a control's label), is not hidden on purpose (a hiding
     rule that also says ``display:none``, ``visibility:hidden`` or ``pointer-events:none``; ``aria-hidden``,
     a dialog), and the rules join by descendants (not ``+``/``~``). How many elements were shown."""
+    hides, shows = _gated_rules(rules_of_sight(root) if sight is None else sight)
+    if not hides or not shows:
+        return 0
     main = furniture.semantic_main(root)
     if main is None or main is dom.body_of(root):
         return 0
-    hides, shows = _gated_rules(root)
-    if not hides or not shows:
-        return 0
     hide_keys = {h.replace("*", "") for h in hides}
-    carried = {name for value in _CLASS_VALUES(root) for name in value.split()}
+    carried = _carried(root, {name for show in shows for name in _CLASS.findall(show)})
     shown = tried = 0
     inside: set[HtmlElement] | None = None
     for show in dict.fromkeys(shows):  # a sheet may say the same rule twice
@@ -372,13 +393,25 @@ def reveal_gated(root: HtmlElement, ctx) -> int:
     return shown
 
 
-def _gated_rules(root: HtmlElement) -> tuple[set[str], list[str]]:
-    """The selectors of the page's own screen style sheets that make elements transparent (not hidden on
+def _carried(root: HtmlElement, names: set[str]) -> set[str]:
+    """The class names of ``names`` that some element of ``root`` carries. All class attributes joined in one
+    string and each name looked for in it (in C), not every attribute split in Python."""
+    if not names:
+        return set()
+    joined = " " + " ".join(_CLASS_VALUES(root)).translate(_SPACES) + " "
+    return {name for name in names if f" {name} " in joined}
+
+
+#: Whitespace that separates class names, as spaces.
+_SPACES = str.maketrans("\t\n\r\f", "    ")
+
+
+def _gated_rules(sight: list[tuple[str, str]]) -> tuple[set[str], list[str]]:
+    """The selectors of ``sight`` (:func:`rules_of_sight`) that make elements transparent (not hidden on
     purpose as well) and those that make them opaque, whitespace made single."""
-    css = "\n".join(s.text or "" for s in root.iter("style") if "opacity" in (s.text or "") and on_screen(s))
     hides: set[str] = set()
     shows: list[str] = []
-    for selector, block in rules_naming(css, "opacity"):
+    for selector, block in sight:
         if not _OPACITY_ENDS.search(block):
             continue  # neither transparent nor opaque (read before the declarations are)
         decls = declarations(block)

@@ -415,10 +415,10 @@ class IgnoreFilter(Filter):
                 counts["streamed segment (revealed)"] = revealed
         if s.scripts and s.reveal_animated:
             shown = entrance.reveal(root, ctx)
-            if entrance.reveal_page(root, ctx):
-                counts["page left out of sight (shown)"] = 1
-            if gated := entrance.reveal_gated(root, ctx):
-                counts["transparent until a script adds a class (shown)"] = gated
+            for label, n in zip(("page left out of sight (shown)", "transparent until a script adds a class (shown)"),
+                                entrance.reveal_by_style_sheets(root, ctx)):  # the page's style sheets, read once
+                if n:
+                    counts[label] = n
             if shown:
                 counts["transparent first frame (shown)"] = shown
             headline = pagemeta.of(page).headline
