@@ -115,40 +115,6 @@ def declarations(style: str) -> list[str]:
     return [d for d in out if d]
 
 
-def rules(css: str) -> list[tuple[int, int, str, str]]:
-    """The style rules of ``css`` inside any depth of at-rule blocks (``@media``, ``@supports``):
-    (start, end, selector, declarations), with ``css[start:end]`` the whole rule. At-rules without a
-    block (``@import …;``) are not rules. One pass over the text, however deep the blocks nest."""
-    out: list[tuple[int, int, str, str]] = []
-    i, n, head = 0, len(css), 0
-    at_rule: bool | None = None  # whether the text since ``head`` starts with "@" (None: nothing yet)
-    while i < n:
-        c = css[i]
-        if at_rule is None and not c.isspace() and c not in "{};":
-            at_rule = c == "@"
-        if c == ";" and at_rule:
-            head, at_rule = i + 1, None  # @import, @charset: no block
-        elif c == "{" and at_rule:
-            head, at_rule = i + 1, None  # @media, @supports: the rules inside follow
-        elif c == "{":
-            depth, j = 0, i
-            while j < n:  # the rule's own block, braces inside it counted
-                if css[j] == "{":
-                    depth += 1
-                elif css[j] == "}":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            out.append((head, min(j + 1, n), css[head:i].strip(), css[i + 1:j]))
-            i, head, at_rule = j + 1, j + 1, None
-            continue
-        elif c == "}":
-            head, at_rule = i + 1, None  # the end of an at-rule's block
-        i += 1
-    return out
-
-
 #: The longest selector read for a rule of sight (a selector list of a few hundred classes).
 SELECTOR_MAX_CHARS = 8192
 #: Where a rule's declarations may name what is seen: found in C, so that only those rules are read in Python.
@@ -165,9 +131,9 @@ def on_screen(style: HtmlElement) -> bool:
 def rules_of_sight(root: HtmlElement) -> list[tuple[str, str]]:
     """(selector, declarations) of each rule of the page's own screen style sheets (``<style>``; comments
     out) whose declarations name an opacity or a visibility, in order; at-rules' inner rules included. Read
-    once for :func:`reveal_page` and :func:`reveal_gated`. A page's inline sheets run to hundreds of kilobytes
-    (:func:`rules` reads them a character at a time): the two words are found in C, and only the rules that
-    hold them are cut out, from the brace before to the brace after."""
+    once for :func:`reveal_page` and :func:`reveal_gated`. A page's inline sheets run to hundreds of kilobytes,
+    too many to read a character at a time: the two words are found in C, and only the rules that hold them
+    are cut out, from the brace before to the brace after."""
     out: list[tuple[str, str]] = []
     for style in root.iter("style"):
         css = style.text or ""
@@ -373,9 +339,8 @@ def reveal_gated(root: HtmlElement, ctx, sight: list[tuple[str, str]] | None = N
         except Exception:  # noqa: BLE001 - a selector cssselect or lxml cannot read (a browser's own)
             continue
         if inside is None:  # the main block's elements, less what it hides on purpose: read once
-            inside = set(main.iter())
+            inside = set() if any(_hidden_on_purpose(a) for a in main.iterancestors()) else set(main.iter())
             inside.difference_update(x for el in _MAYBE_ON_PURPOSE(main) if _hidden_on_purpose(el) for x in el.iter())
-            inside.difference_update(x for a in main.iterancestors() if _hidden_on_purpose(a) for x in a.iter())
         hidden = [el for el in hidden if el in inside]
         if sum(len(dom.text_of(el).split()) for el in hidden) < GATED_MIN_WORDS:
             continue

@@ -19,9 +19,43 @@ from __future__ import annotations
 from lxml.cssselect import CSSSelector
 from lxml.html import HtmlElement
 
-from pagesieve.analysis.entrance import CSS_COMMENT, OPACITY_0, STAYS_HIDDEN, declarations, rules
+from pagesieve.analysis.entrance import CSS_COMMENT, OPACITY_0, STAYS_HIDDEN, declarations
 from pagesieve.analysis.lazy_images import loadable
 from pagesieve.core import dom
+
+def rules(css: str) -> list[tuple[int, int, str, str]]:
+    """The style rules of ``css`` inside any depth of at-rule blocks (``@media``, ``@supports``):
+    (start, end, selector, declarations), with ``css[start:end]`` the whole rule. At-rules without a
+    block (``@import …;``) are not rules. One pass over the text, however deep the blocks nest."""
+    out: list[tuple[int, int, str, str]] = []
+    i, n, head = 0, len(css), 0
+    at_rule: bool | None = None  # whether the text since ``head`` starts with "@" (None: nothing yet)
+    while i < n:
+        c = css[i]
+        if at_rule is None and not c.isspace() and c not in "{};":
+            at_rule = c == "@"
+        if c == ";" and at_rule:
+            head, at_rule = i + 1, None  # @import, @charset: no block
+        elif c == "{" and at_rule:
+            head, at_rule = i + 1, None  # @media, @supports: the rules inside follow
+        elif c == "{":
+            depth, j = 0, i
+            while j < n:  # the rule's own block, braces inside it counted
+                if css[j] == "{":
+                    depth += 1
+                elif css[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append((head, min(j + 1, n), css[head:i].strip(), css[i + 1:j]))
+            i, head, at_rule = j + 1, j + 1, None
+            continue
+        elif c == "}":
+            head, at_rule = i + 1, None  # the end of an at-rule's block
+        i += 1
+    return out
+
 
 def _picture(img: HtmlElement) -> bool:
     """A picture that loads without scripts, not a spacer or a tracking pixel (which may stay hidden)."""
