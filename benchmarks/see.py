@@ -40,7 +40,8 @@ Measured, per corpus and variant:
   menu shows too has no one place) (where the story's first words show, whichever
   sentence they are: a page whose truth starts in a narrow side column and goes on in the centre
   column is read from the centre's top once the layout table is linearised), found by a TreeWalker
-  over the visible text nodes and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
+  over the visible text nodes (not one clipped away inside a box of no width or height that hides
+  what overflows it: a window the page's script sizes) and the start node's ``Range.getBoundingClientRect``. Counted: pages where the output shows it
   more than ``LOWERED_PX`` lower than the original. Two things a person would not see are taken
   out. Images the browser loads late (``loading="lazy"``) hold their declared shape until they are
   asked for and collapse once they fail, so every page is measured after all its images have ended
@@ -76,6 +77,12 @@ Measured, per corpus and variant:
   shares the picture's deepest ancestor, the nearest in height among those) is still shown: the picture went, not the passage it illustrates (a passage that went
   whole is a text loss, counted by the sentences and by ``pagesieve eval``). Each lost image is
   blamed on a filter as the sentences are (the first snapshot that no longer shows it).
+* **shapes**: painted boxes with nothing in them, as big as a person notices: the outermost visible
+  elements of at least ``SHAPE_MIN_PX2`` px² that paint (a background colour or image, an SVG drawing)
+  and hold no text, picture, video, frame or control, their areas summed (clipped to the viewport's
+  width) and given as the height of a full-width band (px). Counted: pages whose output shows
+  ``SHAPES_PX`` px more of them than the original (a layout table's spacer cells turned into grey
+  bars, an icon's drawing filling the page's width once the layout that sized it went).
 * **blank**: outputs whose visible text (innerText, whitespace collapsed) is under ``BLANK_SHARE``
   of the original's while the original holds its main text (at least half the truth's sentences
   whole) and the output keeps under half of those sentences (a small output that keeps the truth
@@ -139,6 +146,11 @@ PICTURE_PX = 100
 BESIDE_LINK_CHARS = 20
 #: An address the main-content region shows this many times or more is an icon, not a picture of the story.
 REPEATED_PICTURE = 3
+#: A painted box with nothing in it counts as a shape from this area (px²): a 100 px square, a band of
+#: 1280 x 8 px.
+SHAPE_MIN_PX2 = 10_000
+#: An output showing this much more of such shapes than the original (px of a full-width band) counts.
+SHAPES_PX = 300
 #: Truth sentences whose place in the page is looked up (region, story start): the first this many.
 LOCATE_MAX = 60
 #: How long (ms) a shown page may take for its late (lazy) images to end before it is measured.
@@ -177,6 +189,16 @@ function locate(tn, needle) {
   let lo = 0, hi = tn.starts.length - 1;
   while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (tn.starts[mid] <= at) lo = mid; else hi = mid - 1; }
   return tn.nodes[lo];
+}
+function clipped(node) {
+  // inside a box of no width or height that hides what overflows it: not shown (a window its script sizes)
+  for (let e = node.parentElement; e && e !== document.body; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return true;
+  }
+  return false;
 }
 function top(node) {
   const r = document.createRange(); r.selectNodeContents(node);
@@ -232,7 +254,7 @@ _JS_SHOW = "(args) => {" + _JS_COMMON + r"""
   // once=true: a sentence the page shows twice or more (a product's name in the menu and in the
   // story) has no one place, and is not located
   const once = s => { const b = bare(s), at = tn.acc.indexOf(b); return at < 0 || tn.acc.indexOf(b, at + 1) < 0; };
-  const tops = args.locate.map(s => { const n = (!args.once || once(s)) && locate(tn, s); return n ? top(n).top : null; });
+  const tops = args.locate.map(s => { const n = (!args.once || once(s)) && locate(tn, s); return n && !clipped(n) ? top(n).top : null; });
   return {text, tops};
 }"""
 
@@ -299,6 +321,32 @@ _JS_MEANT = "(args) => {" + _JS_COMMON + r"""
   for (const im of images) uses.set(im.addresses[0], (uses.get(im.addresses[0]) || 0) + 1);
   for (const im of images) im.repeats = uses.get(im.addresses[0]);
   return {located: found.length, region: region.tagName.toLowerCase() + (region.id ? '#' + region.id : ''), images};
+}"""
+
+# Painted boxes with nothing in them (see the module doc): their summed area as the height (px) of a
+# band the viewport's width, and the largest one's tag, class and size.
+_JS_SHAPES = r"""(args) => {
+  const EMPTY_OF = 'img,picture,video,canvas,iframe,object,embed,input,select,textarea,button,image';
+  const inside = new Set();
+  let area = 0, largest = null, most = 0;
+  if (!document.body) return {px: 0, largest: null};
+  for (const e of document.body.getElementsByTagName('*')) {
+    if (inside.has(e.parentElement)) { inside.add(e); continue; }
+    const r = e.getBoundingClientRect();
+    const w = Math.max(0, Math.min(r.right, args.width) - Math.max(r.left, 0));
+    if (w * r.height < args.minArea) continue;
+    if ((e.textContent || '').trim() || e.matches(EMPTY_OF) || e.querySelector(EMPTY_OF)) continue;
+    if (!e.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+    const cs = getComputedStyle(e);
+    const bg = cs.backgroundColor, paints = e.tagName.toLowerCase() === 'svg' || cs.backgroundImage !== 'none'
+      || (bg && bg !== 'transparent' && !/rgba\([^)]*,\s*0\)$/.test(bg));
+    if (!paints) continue;
+    inside.add(e);
+    const a = w * r.height;
+    area += a;
+    if (a > most) { most = a; largest = `${e.tagName.toLowerCase()}${e.className && e.className.baseVal === undefined && e.className ? '.' + String(e.className).trim().split(/\s+/).slice(0, 2).join('.') : ''} ${Math.round(w)}x${Math.round(r.height)}`; }
+  }
+  return {px: Math.round(area / args.width), largest};
 }"""
 
 # After loading: every image the browser would load late (loading="lazy", out of view) is asked for
@@ -526,6 +574,11 @@ class Browser:
     def revealed_above(self, keys: set[str], y: float) -> float:
         return self.page.evaluate(_JS_REVEALED, {"keys": sorted(keys), "y": y, "dataChars": PLACEHOLDER_DATA_CHARS})
 
+    def shapes(self) -> tuple[int, str | None]:
+        """The painted boxes with nothing in them (see the module doc): px of a full-width band, the largest."""
+        r = self.page.evaluate(_JS_SHAPES, {"minArea": SHAPE_MIN_PX2, "width": VIEWPORT["width"]})
+        return r["px"], r["largest"]
+
     def shown_images(self) -> list[str]:
         return self.page.evaluate(_JS_SHOWN, {"dataChars": PLACEHOLDER_DATA_CHARS})
 
@@ -558,6 +611,13 @@ class Seen:
     truth_sentences: int = 0
     blank: bool = False
     failed: list[str] = field(default_factory=list)
+    shapes_before: int = 0  # px of a full-width band of painted boxes with nothing in them
+    shapes_after: int = 0
+    shape: str | None = None  # the output's largest such box
+
+    @property
+    def shaped(self) -> bool:
+        return self.shapes_after - self.shapes_before > SHAPES_PX
 
     @property
     def lowered(self) -> float:
@@ -578,6 +638,7 @@ class Original:
     encoding: str
     lines: str = ""  # what the browser shows of the original (:func:`lines_of`)
     unshown: set[str] = field(default_factory=set)  # addresses of pictures it holds but does not show
+    shapes: int = 0  # px of a full-width band of painted boxes with nothing in them
 
 
 def truths(corpus_dir: Path) -> dict[str, str]:
@@ -631,7 +692,7 @@ class See:
         meant = self.browser.meant(located) if located else {"images": []}
         return Original(url, truth, whole, {s: t for s, t in zip(located, tops) if t is not None},
                         len(norm(text)), meant["images"], html, "utf-8", shown,
-                        _url_keys(self.browser.unshown_images()))
+                        _url_keys(self.browser.unshown_images()), self.browser.shapes()[0])
 
     def measure(self, page: CorpusPage, orig: Original | None = None) -> list[Seen]:
         orig = orig or self.original(page)
@@ -647,6 +708,9 @@ class See:
             kept = [s for s in orig.whole if s in shown]
             seen = Seen(page.corpus, page.id, page.url, v, len(orig.whole), len(kept), chars_before=orig.chars,
                         chars_after=len(norm(text)), truth_sentences=len(orig.truth), failed=res.failed)
+            if VARIANTS[v][1] == "html":
+                seen.shapes_before = orig.shapes
+                seen.shapes_after, seen.shape = self.browser.shapes()
             after = dict(zip(located, tops))
             both = [s for s in located if after.get(s) is not None and s in shown]
             if both:  # the story starts where its first words show, whichever sentence they are
@@ -745,7 +809,8 @@ def table(results: list[Seen], variants: list[str]) -> str:
         groups[r.corpus, r.variant].append(r)
         groups["all", r.variant].append(r)
     head = (f"{'corpus':<14} {'variant':<15} {'pages':>5} {'whole':>7} {'of':>6} {'broken':>6} {'(link)':>6} "
-            f"{'lowered':>7} {'img meant':>9} {'shown':>6} {'lost':>5} {'story':>5} {'alone':>5} {'blank':>5} {'failed':>6}")
+            f"{'lowered':>7} {'img meant':>9} {'shown':>6} {'lost':>5} {'story':>5} {'alone':>5} {'shapes':>6} {'blank':>5} "
+            f"{'failed':>6}")
     rows = [head, "-" * len(head)]
     corpora = sorted({c for c, _ in groups if c != "all"}) + ["all"]
     for c in corpora:
@@ -763,8 +828,9 @@ def table(results: list[Seen], variants: list[str]) -> str:
             shown = sum(r.images_shown for r in rs)
             story = sum(sum(i["story"] for i in r.images_lost) for r in rs)
             alone = sum(sum(i.get("alone", False) for i in r.images_lost) for r in rs)
-            img = (f"{meant:>9} {shown:>6} {meant - shown:>5} {story:>5} {alone:>5}" if html
-                   else f"{'-':>9} {'-':>6} {'-':>5} {'-':>5} {'-':>5}")
+            shaped = sum(r.shaped for r in rs)
+            img = (f"{meant:>9} {shown:>6} {meant - shown:>5} {story:>5} {alone:>5} {shaped:>6}" if html
+                   else f"{'-':>9} {'-':>6} {'-':>5} {'-':>5} {'-':>5} {'-':>6}")
             rows.append(f"{c:<14} {v:<15} {len(rs):>5} {_pct(after, before):>7} {before:>6} {broken:>6} {link:>6} "
                         f"{lowered:>7} {img} {sum(r.blank for r in rs):>5} {sum(bool(r.failed) for r in rs):>6}")
         rows.append("")
@@ -802,6 +868,11 @@ def details(results: list[Seen]) -> str:
     for r in results:
         for i in r.images_lost:
             out.append(f"  {r.corpus}/{r.id[:12]} {r.variant} {i['filter']} {'*' if i['story'] else ' '} {i['address'][:110]}")
+    out.append(f"\npainted boxes with nothing in them grown by more than {SHAPES_PX} px (page, variant, px before "
+               "-> after, the largest):")
+    for r in results:
+        if r.shaped:
+            out.append(f"  {r.corpus}/{r.id[:12]} {r.variant} {r.shapes_before} -> {r.shapes_after}, {r.shape}  {r.url}")
     out.append("\nblank outputs (page, variant, visible chars before -> after, sentences kept):")
     for r in results:
         if r.blank:

@@ -124,3 +124,20 @@ def test_without_removing_scripts_nothing_changes():
 ])
 def test_placeholder_threshold(value, placeholder):
     assert lazy_images.is_placeholder(value) is placeholder
+
+
+@pytest.mark.parametrize("markup, expected", [
+    # a shop's gallery slide: the script-less copy, then the picture its script enlarges (same file, other size)
+    ("<li><noscript><div><img src='//shop.example/p/a.png?width=1946' alt=A></div></noscript>"
+     "<div class=opener><img srcset='//shop.example/p/a.png?width=493 493w' src='//shop.example/p/a.png?width=1946' "
+     "alt=A></div></li>", ["//shop.example/p/a.png?width=1946"]),
+    # a picture the parent shows nowhere else: the fallback is shown
+    ("<li><noscript><img src=/p/b.png alt=B></noscript><img src=/p/a.png alt=A></li>", ["/p/b.png", "/p/a.png"]),
+    # a notice with words is not a copy of pictures
+    ("<div><noscript><img src=/p/a.png alt=A> Turn on scripts to zoom.</noscript><img src=/p/a.png alt=A></div>",
+     ["/p/a.png", "/p/a.png"]),
+])
+def test_a_noscript_copy_of_pictures_shown_beside_it_is_not_shown_twice(markup, expected):
+    page, _ = ignore(markup)
+    assert [i.get("src") for i in page.root.iter("img")] == expected
+    assert not list(page.root.iter("noscript"))

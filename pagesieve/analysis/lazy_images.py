@@ -17,7 +17,10 @@ the same rule, with the lazy-loading attributes of the common libraries named fi
 * a ``<noscript>`` that only holds the script-less copy of the image just before (or after) it is its
   fallback: a lazy twin that found no address of its own takes the fallback's (keeping its alt, class
   and place), and the fallback goes once the twin loads — one visible image, never two and never
-  none (Readability's ``_unwrapNoscriptImages`` likewise puts the fallback's image in the twin's place).
+  none (Readability's ``_unwrapNoscriptImages`` likewise puts the fallback's image in the twin's place);
+* a ``<noscript>`` that only holds pictures its parent already shows outside it (the same files, at any
+  size: a shop's gallery slide holds the script-less copy beside the one its script would enlarge) is
+  a copy too (:func:`shown_beside`): shown, every picture would stand twice.
 
 Nothing here reaches the network: addresses are copied, never fetched. Changes go through the
 filter's context (``ctx.set_attr``, ``ctx.insert``, ``ctx.remove``): explained and undoable.
@@ -277,3 +280,29 @@ def fix(root: HtmlElement, ctx) -> Result:
             ctx.remove(noscript, "<noscript> fallback of a lazy image that loads without scripts now", explain=False)
             result.fallbacks_dropped += 1
     return result
+
+
+def _files(img: HtmlElement) -> set[str]:
+    """The picture files an ``<img>`` names (``src`` and ``srcset``), without scheme, query or fragment."""
+    out = set()
+    for value in (img.get("src"), *(c.split()[0] for c in (img.get("srcset") or "").split(",") if c.split())):
+        if value and not is_placeholder(value):
+            out.add(value.strip().split("#")[0].split("?")[0].split("//", 1)[-1])
+    return out
+
+
+def shown_beside(noscript: HtmlElement, seen: dict[HtmlElement, set[str]]) -> bool:
+    """Whether ``noscript`` holds pictures and nothing else to read, and its parent shows each of them
+    already outside every ``<noscript>`` (a loadable ``<img>`` of the same file): the script-less copy.
+    ``seen`` keeps each parent's files, read once (a page of many ``<noscript>`` under one parent)."""
+    parent = noscript.getparent()
+    pictures = list(noscript.iter("img"))
+    if parent is None or not pictures or dom.text_len(noscript):
+        return False
+    shown = seen.get(parent)
+    if shown is None:
+        shown = seen[parent] = set()
+        for img in parent.iter("img"):
+            if loadable(img) and next(img.iterancestors("noscript"), None) is None:
+                shown |= _files(img)
+    return bool(shown) and all(_files(img) and _files(img) <= shown for img in pictures)

@@ -19,14 +19,15 @@ or by a failure of the rest: none of it is text a reader sees.
 
 from __future__ import annotations
 
-import re
 from copy import deepcopy
 from dataclasses import dataclass
 
 from lxml import etree
 from lxml.html import HtmlElement
 
-from pagesieve.analysis import disclosures, entrance, lazy_images, noscript_styles, pagemeta, streamed
+from pagesieve.analysis import disclosures, entrance, inline_styles, lazy_images, noscript_styles, pagemeta, streamed
+from pagesieve.analysis.inline_styles import HIDDEN_STYLE, hidden_style  # noqa: F401 - also the filter's
+from pagesieve.analysis.inline_styles import xpath_translate as _translate
 from pagesieve.core import dom
 from pagesieve.core.measure import ATTRS
 from pagesieve.core.settings import setting
@@ -42,28 +43,15 @@ KEPT_META = etree.XPath("self::meta[@charset or translate(@name,'VIEWPORT','view
                         "or translate(@http-equiv,'CONTENT-TYPE','content-type')='content-type' "
                         "or translate(@http-equiv,'CONTENT-SECURITYPOLICY','content-securitypolicy')"
                         "='content-security-policy']")
-HIDDEN_STYLE = etree.XPath("contains(translate(@style,'DISPLAYNOE ','displaynoe'),'display:none') or "
-                           "contains(translate(@style,'VISIBLTYHDN ','visibltyhdn'),'visibility:hidden')")
-# The two tests above in Python, for the loops that ask them of every <meta> and every styled element: an
+# KEPT_META and HIDDEN_STYLE (analysis.inline_styles) in Python, for the loops that ask them of every <meta> and every styled element: an
 # XPath evaluated on one element costs a few microseconds of set-up, str.translate well under one
 # (tests/filters/test_ignore.py checks both against the XPaths).
-
-
-def _translate(source: str, target: str) -> dict[int, str | None]:
-    """XPath's ``translate(., source, target)`` as a ``str.translate`` table: each character of ``source``
-    becomes the one at the place of its first occurrence in ``target``, or is dropped past its end."""
-    table: dict[int, str | None] = {}
-    for i, ch in enumerate(source):
-        table.setdefault(ord(ch), target[i] if i < len(target) else None)
-    return table
 
 
 _VIEWPORT = _translate("VIEWPORT", "viewport")
 _COLOR_SCHEME = _translate("COLRSHEM", "colrshem")
 _CONTENT_TYPE = _translate("CONTENT-TYPE", "content-type")
 _POLICY = _translate("CONTENT-SECURITYPOLICY", "content-securitypolicy")
-_DISPLAY = _translate("DISPLAYNOE ", "displaynoe")
-_VISIBILITY = _translate("VISIBLTYHDN ", "visibltyhdn")
 
 
 def kept_meta(meta: HtmlElement) -> bool:
@@ -77,11 +65,6 @@ def kept_meta(meta: HtmlElement) -> bool:
     equiv = meta.get("http-equiv")
     return equiv is not None and (equiv.translate(_CONTENT_TYPE) == "content-type"
                                   or equiv.translate(_POLICY) == "content-security-policy")
-
-
-def hidden_style(style: str) -> bool:
-    """:data:`HIDDEN_STYLE` of an element whose style attribute is ``style``."""
-    return "display:none" in style.translate(_DISPLAY) or "visibility:hidden" in style.translate(_VISIBILITY)
 
 
 #: Attributes that may run script: handlers, srcdoc, and any value holding a script or data URL
@@ -137,122 +120,6 @@ def py_script_attributes(root: HtmlElement) -> list[tuple[HtmlElement, str, str]
     return out
 
 
-#: The declarations of a style attribute that give text and its background their colours.
-_COLOUR_PROPERTIES = ("color", "background-color", "background", "background-image")
-
-
-def _colours(style: str) -> str:
-    """What of a style attribute is kept when the attribute is ignored: a background and the text colour
-    set with it, as a pair. Dropped alone, a background leaves text coloured for it elsewhere
-    (a child's own colour, the site's style sheet) on the page's background: light on white (axe
-    color-contrast). A text colour without a background goes with the rest: the text then inherits."""
-    decls = []
-    for part in style.split(";"):
-        name, sep, value = part.partition(":")
-        name = name.strip().lower()
-        if sep and name in _COLOUR_PROPERTIES and value.strip() and "url(" not in value.lower():
-            decls.append(f"{name}:{value.strip()}")
-    if not any(d.startswith("background") for d in decls):
-        return ""
-    return ";".join(decls)
-
-
-#: The declarations of a style attribute that fold an element shut (a drop-down menu, a closed panel):
-#: a height or maximum height of zero, and how what overflows it is shown.
-_FOLD_PROPERTIES = ("height", "max-height")
-_OVERFLOW_PROPERTIES = ("overflow", "overflow-y")
-_ZERO = re.compile(r"0+(?:\.0*)?(?:px|em|rem|%|vh)?")
-
-
-def _folded(style: str) -> str:
-    """What of a style attribute is kept when the attribute is ignored, beside its colours: a height of
-    zero that folds the element shut, with its overflow. The page opens such a menu or panel with its
-    scripts or on hover (its style sheet hides what overflows); dropped, the fold would let a site's
-    whole drop-down menu into the page above the story."""
-    decls, folded = [], False
-    for part in style.split(";"):
-        name, sep, value = part.partition(":")
-        name, value = name.strip().lower(), value.strip().lower()
-        if sep and name in _FOLD_PROPERTIES and _ZERO.fullmatch(value.removesuffix("!important").strip()):
-            decls.append(f"{name}:{value}")
-            folded = True
-        elif sep and name in _OVERFLOW_PROPERTIES and value:
-            decls.append(f"{name}:{value}")
-    return ";".join(decls) if folded else ""
-
-
-#: The largest box (px, both sides) that is an icon's: a style sizing an element no larger keeps its size,
-#: and an SVG drawing no larger without a size of its own is drawn at its own size (4em of 16 px; a
-#: toolbar's buttons are 24 to 48 px).
-ICON_BOX_PX = 64
-#: A CSS length of a style attribute: a number and its unit (px, em, rem; none for 0).
-_LENGTH = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*(px|em|rem)?")
-#: CSS pixels in an em or rem (the browsers' default text size).
-_EM_PX = 16
-
-
-def _px(value: str) -> float | None:
-    """A CSS length in pixels (px, em, rem at ``_EM_PX``; a bare number only when 0), else None."""
-    m = _LENGTH.fullmatch(value.strip().lower().removesuffix("!important").strip())
-    if m is None or (m.group(2) is None and float(m.group(1)) != 0):
-        return None
-    return float(m.group(1)) * (_EM_PX if m.group(2) in ("em", "rem") else 1)
-
-
-def _icon_box(style: str) -> str:
-    """What of a style attribute is kept when the attribute is ignored, beside its colours and folds: a
-    width and a height both no larger than ``ICON_BOX_PX``, an icon's box. What it holds may be drawn to
-    fill it (an SVG at 100%): without its box it would fill the width of the page."""
-    sizes = {}
-    for part in style.split(";"):
-        name, sep, value = part.partition(":")
-        name = name.strip().lower()
-        if sep and name in ("width", "height"):
-            sizes[name] = value.strip().lower()
-    px = [_px(v) for v in sizes.values()]
-    if len(px) != 2 or any(p is None or p > ICON_BOX_PX for p in px):
-        return ""
-    return f"width:{sizes['width']};height:{sizes['height']}"
-
-
-#: A box its style folds shut or sizes as an icon that holds this much text, mostly not links, is no
-#: drop-down menu and no icon: it is text a script was to open (a window the page grows from nothing, a
-#: panel). Kept shut without the script, the text was there for a screen reader and not for the eye: a
-#: product page's whole story in a 0 x 0 window, one word a line, 54,000 px tall.
-OPEN_PROSE_CHARS = 200
-
-
-#: Prose is mostly letters: a map's folded price markers ("3 homes508K 485K") are not.
-PROSE_LETTER_SHARE = 0.6
-
-
-def _holds_prose(node: HtmlElement) -> bool:
-    """At least ``OPEN_PROSE_CHARS`` of text under ``node``, ``PROSE_LETTER_SHARE`` of it letters and
-    under half of it in links."""
-    text = "".join(dom.text_of(node).split())
-    if len(text) < OPEN_PROSE_CHARS or sum(c.isalpha() for c in text) < PROSE_LETTER_SHARE * len(text):
-        return False
-    return 2 * sum(dom.text_len(a) for a in node.iter("a")) < len(text)
-
-
-def _size_icons(root: HtmlElement, ctx) -> None:
-    """An inline ``<svg>`` without a width or height of its own whose drawing (``viewBox``) is no larger
-    than ``ICON_BOX_PX`` gets that size as its width and height: the page sized it by the layout around
-    it (a row, a button's box), and without that layout an SVG fills the width of the page (an icon of
-    32 by 34 drawn 1,200 px wide above the story). A style sheet of the page that sizes it still wins."""
-    for svg in root.iter("svg"):
-        if svg.get("width") is not None or svg.get("height") is not None:
-            continue
-        box = (svg.get("viewbox") or svg.get("viewBox") or "").replace(",", " ").split()
-        try:
-            w, h = float(box[2]), float(box[3])
-        except (IndexError, ValueError):
-            continue
-        if 0 < w <= ICON_BOX_PX and 0 < h <= ICON_BOX_PX and next(svg.iterancestors("svg"), None) is None:
-            ctx.set_attr(svg, "width", f"{w:g}")
-            ctx.set_attr(svg, "height", f"{h:g}")
-
-
 SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:")
 #: data: documents a browser may run script in (as a frame, object or navigation; images never do).
 SCRIPT_DATA_TYPES = ("data:text/html", "data:application/xhtml", "data:text/xml", "data:application/xml",
@@ -279,8 +146,10 @@ class IgnoreSettings:
                                           "sheet shows only once a script adds a class) for its scripts to fade in "
                                           "as they scroll into view, "
                                           "the blocks that hide the page's own headline for its scripts to show, "
-                                          "and a page that its own style sheet keeps out of sight as a whole until a "
-                                          "script shows it (else they stay invisible).",
+                                          "a page that its own style sheet keeps out of sight as a whole until a "
+                                          "script shows it, and, where style attributes are kept, a box folded "
+                                          "shut by its style attribute that holds text, such as an FAQ's answer "
+                                          "(else they stay invisible).",
                                     group="ignore", scope="user")
     lazy_images: bool = setting(True, "When scripts are removed, give images that a script would load (their "
                                       "address in data-src, data-srcset, data-lazy-src, data-original ...) that "
@@ -427,21 +296,7 @@ class IgnoreFilter(Filter):
         if s.scripts and s.lazy_images:
             counts.update(lazy_images.fix(root, ctx).counts())  # nothing will load them: their addresses now
         if s.scripts and s.show_noscript:
-            noscripts = list(root.iter("noscript"))
-            # the page as it reads without scripts, its pictures loaded
-            noscript_styles.prune_all([st for node in noscripts for st in node.iter("style")], root, ctx)
-            page_text: str | None = None
-            for node in noscripts:
-                text = dom.text_of(node)
-                if len(text) >= NOSCRIPT_COPY_CHARS:
-                    if page_text is None:
-                        page_text = dom.text_of(root)
-                    if page_text.count(text[:NOSCRIPT_COPY_CHARS]) > 1:
-                        # the page already shows this text outside the <noscript>: its script-less copy
-                        ctx.remove(node, "<noscript> copy of text the page already shows",
-                                   measured={"chars": len(text)}, threshold={"copy_chars": NOSCRIPT_COPY_CHARS})
-                        continue
-                self._unwrap(node, ctx)
+            self._show_noscripts(root, ctx)
         if s.styles:
             for link in list(root.iter("link")):
                 if "stylesheet" in (link.get("rel") or "").lower():
@@ -451,8 +306,8 @@ class IgnoreFilter(Filter):
             for meta in list(root.iter("meta")):
                 if not kept_meta(meta) and ctx.remove(meta, "<meta> is ignored", explain=False):
                     counts["meta"] = counts.get("meta", 0) + 1
-        if s.style_attributes:
-            self._style_attributes(root, ctx)
+        inline_styles.tidy(root, s.style_attribute_tags, ctx, drop_them=s.style_attributes,
+                           open_folds=s.scripts and s.reveal_animated)
         if s.table_cell_widths:
             for node in list(root.iter("td", "th", "table", "col", "colgroup")):
                 if node.get("width") is not None:
@@ -467,25 +322,6 @@ class IgnoreFilter(Filter):
         if counts:
             ctx.note("remove", reason="kinds of tags this filter is set to ignore", measured={"removed": counts})
 
-    def _style_attributes(self, root: HtmlElement, ctx) -> None:
-        """Style attributes go but for what keeps the page's look without its layout: an element its style
-        hid stays hidden, a background keeps its text colour (:func:`_colours`), a fold stays shut
-        (:func:`_folded`), an icon's box keeps its size (:func:`_icon_box`) — unless it holds prose
-        (:func:`_holds_prose`: an FAQ's answer, a window the script grows), which opens; and a small SVG drawing
-        without a size of its own gets its drawing's size (:func:`_size_icons`)."""
-        tags = self.settings.style_attribute_tags
-        for node in list(root.iter() if "*" in tags else root.iter(*tags)):
-            style = node.get("style")
-            if style is not None:
-                if hidden_style(style):
-                    ctx.set_attr(node, "hidden", "")
-                style = node.get("style")
-                shut = [d for d in (_folded(style), _icon_box(style)) if d]
-                if shut and _holds_prose(node):
-                    shut = []  # a script was to open it (a window, a panel of the page's text): open, it shows
-                kept = ";".join(d for d in (_colours(style), *shut) if d)
-                ctx.set_attr(node, "style", kept or None)
-        _size_icons(root, ctx)
 
     def _script_vectors(self, root: HtmlElement, ctx, counts: dict[str, int]) -> None:
         """Remove what would run script without a <script> element, then ask for a policy that
@@ -538,6 +374,28 @@ class IgnoreFilter(Filter):
             counts[kind] = counts.get(kind, 0) + 1
             if link is not None and not dom.text_of(link) and ctx.in_document(link):
                 ctx.remove(link, "image link left with no text", explain=False)
+
+    def _show_noscripts(self, root: HtmlElement, ctx) -> None:
+        """The page as it reads without scripts, its pictures loaded: each ``<noscript>``'s content in its
+        place, but for a copy of pictures shown beside it or of text the page already shows."""
+        noscripts = list(root.iter("noscript"))
+        noscript_styles.prune_all([st for node in noscripts for st in node.iter("style")], root, ctx)
+        page_text: str | None = None
+        seen: dict[HtmlElement, set[str]] = {}
+        for node in noscripts:
+            if lazy_images.shown_beside(node, seen):
+                ctx.remove(node, "<noscript> copy of pictures the page already shows beside it", explain=False)
+                continue
+            text = dom.text_of(node)
+            if len(text) >= NOSCRIPT_COPY_CHARS:
+                if page_text is None:
+                    page_text = dom.text_of(root)
+                if page_text.count(text[:NOSCRIPT_COPY_CHARS]) > 1:
+                    # the page already shows this text outside the <noscript>: its script-less copy
+                    ctx.remove(node, "<noscript> copy of text the page already shows",
+                               measured={"chars": len(text)}, threshold={"copy_chars": NOSCRIPT_COPY_CHARS})
+                    continue
+            self._unwrap(node, ctx)
 
     def _unwrap(self, node: HtmlElement, ctx) -> None:
         """Replace <noscript> by a copy of its content (what a browser without scripts shows);

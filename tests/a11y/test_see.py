@@ -8,7 +8,8 @@ The gate itself, ``GATE_SEE_PAGES`` pages spread over each corpus shown as the o
 (HTML and text) and reader, fails listing page and filter on any truth sentence broken by a link
 removal, any picture of the story lost (HTML outputs; for reader, one lost while the passage
 beside it is kept), a story start lowered by more than
-``LOWERED_PX`` px (declutter) or a blank output the truth does not explain
+``LOWERED_PX`` px (declutter), more painted boxes with nothing in them than the original shows
+(``SHAPES_PX`` px more, declutter) or a blank output the truth does not explain
 (``PAGESIEVE_SEE_GATE=0`` leaves it out). The full measurement: ``benchmarks/see.py --step 1``.
 """
 
@@ -99,6 +100,35 @@ def test_harness_sees_lines_pictures_and_positions(browser):
                                               "https://example.org/photos/dawn.jpg"]
 
 
+def test_harness_counts_painted_boxes_with_nothing_in_them(browser):
+    # spacer cells turned into grey bands and an icon drawn as wide as the page count; a picture, a box
+    # with words and an unpainted box do not
+    page = ("<html><body><p>Story text.</p>{}<div style='height:200px;background:#eee'>Words</div>"
+            "<div style='height:900px'></div><img src='/a.jpg' width=600 height=400></body></html>")
+    bands = "".join("<div style='height:60px;background:#666'></div>" for _ in range(10))
+    icon = "<div><svg viewBox='0 0 24 24'><circle cx=12 cy=12 r=12 fill='#888'/></svg></div>"
+    browser.load(page.format("").encode(), "text/html", "utf-8", "https://example.org/a")
+    assert browser.shapes() == (0, None)
+    browser.load(page.format(bands).encode(), "text/html", "utf-8", "https://example.org/a")
+    px, largest = browser.shapes()
+    assert 590 <= px <= 610 and largest.startswith("div"), (px, largest)
+    browser.load(page.format(icon).encode(), "text/html", "utf-8", "https://example.org/a")
+    px, largest = browser.shapes()
+    assert px > 1000 and largest.startswith("svg"), (px, largest)
+
+
+def test_a_story_clipped_away_by_a_box_of_no_size_has_no_place(browser):
+    # a window the page's script sizes: without the script it is 0 px high and hides what overflows,
+    # so the story it holds shows nowhere and has no place to be lowered from
+    sentence = "the river rose through the night and the town watched it."
+    html = ("<html><body><div style='height:0;overflow:hidden'><p>The river rose through the night and "
+            "the town watched it.</p></div></body></html>")
+    browser.load(html.encode(), "text/html", "utf-8", "https://example.org/a")
+    assert browser.show([sentence])[1] == [None]
+    browser.load(html.replace("height:0;", "").encode(), "text/html", "utf-8", "https://example.org/a")
+    assert browser.show([sentence])[1][0] is not None
+
+
 class _Cut(Filter):
     """Removes every ``tag`` element of class ``cut``: links (what a filter deleting link text does) or
     list items, links and all (what a link list filter does)."""
@@ -187,6 +217,9 @@ def test_see_gate(browser, cfg, page):
         if seen.variant.startswith("declutter") and seen.lowered > LOWERED_PX:
             faults.append(f"{seen.variant}: the story starts {seen.lowered:.0f} px lower "
                           f"({seen.start_before:.0f} -> {seen.start_after:.0f} px)")
+        if seen.variant.startswith("declutter") and seen.shaped:
+            faults.append(f"{seen.variant}: painted boxes with nothing in them grew from {seen.shapes_before} to "
+                          f"{seen.shapes_after} px (the largest: {seen.shape})")
         if seen.blank:
             faults.append(f"{seen.variant}: blank: {seen.chars_after} of {seen.chars_before} visible characters, "
                           f"{seen.whole_after} of {seen.whole_before} truth sentences")
