@@ -45,6 +45,20 @@ def test_what_the_page_keeps_hidden_stays_hidden(attrs, tag):
     assert style_of(page(f'{attrs} style="{FRAME}"', tag=tag)) == FRAME
 
 
+@pytest.mark.parametrize("inside, shown", [
+    ("", False),  # an empty layer (a site builder's "Fade BG"): shown, it would only cover the page
+    ("<div><span> </span></div>", False),
+    ("<img src=/hero.jpg alt=''>", True),
+    ("<svg viewBox='0 0 10 10'><rect width=10 height=10 /></svg>", True),
+    ("Ice", True),
+])
+def test_an_empty_transparent_layer_stays_transparent(inside, shown):
+    html = f"<html><body><h1>Harbour</h1><section id=s style='opacity:0'>{inside}</section><p>{STORY}</p></body></html>"
+    assert (style_of(html) is None) == shown
+    html = f"<html><body><section id=s style='opacity:0;background-image:url(/hero.jpg)'></section><p>{STORY}</p></body></html>"
+    assert style_of(html) == "background-image:url(/hero.jpg)"  # a picture of its own, faded in
+
+
 @pytest.mark.parametrize("settings", [{"scripts": False}, {"reveal_animated": False}])
 def test_with_the_scripts_kept_or_the_setting_off_the_frame_stays(settings):
     # with its scripts the page fades the section in itself

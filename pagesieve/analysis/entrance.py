@@ -167,9 +167,21 @@ def _first_frame(el: HtmlElement) -> list[str] | None:
     parts = declarations(style)
     if not any(OPACITY_0.match(d) for d in parts) or STAYS_HIDDEN.search(style):
         return None
-    if _hidden_on_purpose(el):
+    if _hidden_on_purpose(el) or not _shows_something(el, style):
         return None
     return [d for d in parts if not OPACITY_0.match(d) and not _OFFSET.match(d)]
+
+
+#: What an element may show besides text: pictures, drawings, video, frames.
+_SEEN_TAGS = ("img", "picture", "svg", "video", "canvas", "iframe", "object", "embed")
+
+
+def _shows_something(el: HtmlElement, style: str) -> bool:
+    """Whether ``el`` holds something to see: text, a picture or another drawing, or a background picture
+    of its own (a hero fading in). An empty layer left transparent (a fade over the page, named "Fade BG")
+    would only cover what is under it with its colour once shown."""
+    return (bool(dom.text_len(el)) or "url(" in style.lower() or el.tag in _SEEN_TAGS
+            or next(el.iter(*_SEEN_TAGS), None) is not None)
 
 
 def _hidden_on_purpose(el: HtmlElement) -> bool:

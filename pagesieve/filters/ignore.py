@@ -140,7 +140,7 @@ class IgnoreSettings:
     reveal_streamed: bool = setting(True, "When scripts are removed, show content that the page sends in pieces and "
                                           "its scripts would have put in place (else such a page stays blank).",
                                     group="ignore", scope="user")
-    reveal_animated: bool = setting(True, "When scripts are removed, show elements that the page leaves transparent "
+    reveal_animated: bool = setting(True, "When scripts are removed, show text and pictures that the page leaves transparent "
                                           "(an opacity of 0 in their style attribute, marked data-aos for an "
                                           "animation library, or a part of the main block that the page's style "
                                           "sheet shows only once a script adds a class) for its scripts to fade in "

@@ -443,6 +443,10 @@ def test_marquee_and_blink_unwrapped():
     ("<span id=x aria-hidden=true>★</span>", True, None),  # an icon
     ("<a id=x href=/more aria-hidden=true><i id=f class=icon></i></a>", True, "-1"),  # an unnamed icon link
     ("<div id=x aria-hidden=true style='display:none'><a id=f href=/more>More</a></div>", True, None),
+    # a closed consent window: its style sheet hides it by aria-hidden; exposed, it covered the page
+    (f"<div id=x role=alertdialog aria-modal=true aria-hidden=true><p>{'x' * 100}</p><button>Accept</button></div>",
+     True, None),
+    (f"<div id=x role=dialog aria-hidden=true><p>{'x' * 100}</p></div>", True, None),
 ])
 def test_aria_hidden_traps(node, hidden_kept, tabindex):
     page, _ = a11y(f"<html><body><p>text</p>{node}</body></html>")

@@ -1003,6 +1003,22 @@ def test_a_link_list_inside_the_article_keeps_its_story_picture():
     assert "link list inside the article: its links and text (its pictures stay)" in reasons(state).values()
 
 
+def test_a_block_named_like_boilerplate_keeps_its_story_pictures():
+    # a shop's picture column is named for the share buttons it also holds: the buttons and their
+    # links go, the product's photos (no link, not a thumbnail) stay; a thumbnail and a linked picture go too
+    html = f"""<html><body><div id=main>{para(4, "p1")}
+      <div id=river class="atf-left-river atf-left-river--share">
+        <img id=photo src=/i/bag-front.jpg alt="The bag from the front" width=500 height=500>
+        <img id=thumb src=/i/bag-thumb.jpg alt="" width=64 height=64>
+        <a id=pin href=/share/pin><img id=pinned src=/i/pin.png alt=Pin width=300 height=300></a>
+        <a id=share href=/share/mail>Share by e-mail</a></div>
+      {para(4, "p2")}</div></body></html>"""
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"photo", "p1", "p2"} <= left and not {"thumb", "pin", "pinned", "share"} & left
+    assert "named like boilerplate (share): its links and text (its pictures stay)" in reasons(state).values()
+
+
 def test_a_site_header_with_its_picture_is_no_lead_photo():
     # just before the text: the site's header with a picture and its navigation (or a link home) stays out
     for header in ("<div id=head><img src=banner.jpg alt='Our town' width=1200 height=300>"

@@ -32,7 +32,9 @@ Each part is a setting; in the order they run:
   text, or focusable content with some text (content a screen reader would otherwise miss while a
   keyboard can reach it); icons and other small decorations keep it, and focusable ones without
   any text (an icon link beside its text link) leave the tab order (``tabindex=-1``) instead:
-  exposed, they would be links without a name (axe ``link-name``).
+  exposed, they would be links without a name (axe ``link-name``). A closed dialog
+  (``role=dialog``/``alertdialog`` or ``aria-modal``) keeps it: its style sheet hides it by that state,
+  and shown, a consent window would cover the page.
 * ``layout_tables`` — WCAG 1.3.1/1.3.2: a table that :func:`pagesieve.core.dom.is_data_table` does not
   take for data (single row or column, nested, ``role=presentation``, no header cells …) becomes
   ``<div>`` blocks in reading order (row by row), its content untouched; a row of short cells
@@ -286,7 +288,8 @@ class AccessibilitySettings:
     # Sources: Drop aria-hidden="true" from elements that hold focusable or real content (WCAG 4.1.2; axe aria-hidden-
     # focus).
     aria_hidden: bool = setting(True, "Show screen readers content a page hides from them although it can be used or "
-                                      "read.", group="accessibility", scope="user")
+                                      "read (not a closed dialog, such as a consent window, which its style sheet "
+                                      "hides from everyone by that same state).", group="accessibility", scope="user")
     # Sources: Content hidden by aria-hidden with at least this many characters of text is exposed again (smaller,
     # unfocusable ones are icons).
     aria_hidden_min_chars: int = setting(100, "Hidden content with at least this many characters of text is shown to "

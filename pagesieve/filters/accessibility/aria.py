@@ -63,9 +63,14 @@ _NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
 PROHIBITED_NAME_TAGS = tuple(sorted(GENERIC_TAGS | {"p", "em", "strong", "code", "sub", "sup", "del", "ins"}))
 
 
+#: Roles of a dialog: hidden by ``aria-hidden``, it is closed, not content kept from screen readers.
+DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+
+
 def hidden_content(doc: Doc, ctx, s: AccessibilitySettings) -> None:
     """``aria-hidden="true"`` dropped from content a screen reader would miss while a keyboard reaches
-    it or that is real text (setting ``aria_hidden``); hidden icon links leave the tab order instead."""
+    it or that is real text (setting ``aria_hidden``), but for a closed dialog; hidden icon links leave the
+    tab order instead."""
     if not s.aria_hidden:
         return
     body = doc.body
@@ -76,6 +81,9 @@ def hidden_content(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             continue  # hidden from everyone: not a trap
         if any((a.get("aria-hidden") or "").strip().lower() == "true" for a in el.iterancestors()):
             continue  # the outermost one decides
+        if (el.get("role") or "").strip().lower() in DIALOG_ROLES or (el.get("aria-modal") or "").strip().lower() == "true":
+            continue  # a closed dialog (a consent window): style sheets hide it by this very state, and opened
+            # it would cover the page
         focusable = FOCUSABLE(el)
         chars = dom.text_len(el)
         named = chars > 0 or any((img.get("alt") or "").strip() for img in el.iter("img"))

@@ -37,7 +37,8 @@ Sources (each threshold's doc names its own):
   visitor reads); ``nav``/``aside``/``footer``/``form``/``dialog`` blocks,
   navigation and dialog roles; blocks named like bylines, dates, share bars, related lists, comments,
   newsletters, ads (``BOILERPLATE``; a block named only "related" that is prose with hardly a link is
-  the page's text); short blocks that are only a label ("Advertisement",
+  the page's text; the story's pictures in such a block stay, as in a list below: a shop's picture
+  column named for the share buttons it also holds), but for a comment thread; short blocks that are only a label ("Advertisement",
   "Read more"); image captions, credits and galleries (``captions``; the images stay; a "slideshow"
   of prose — testimonials, feature cards, with or without their pictures — is text); headings that repeat the page title
   (``title_overlap``); lists, tables and divisions with fewer than ``clean_max_commas`` commas whose

@@ -141,9 +141,11 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
                               measured=lambda _, m=measured: m, threshold=threshold)
                 continue
             _hand_on_caption(el, ctx)
-        elif why == "link list inside the article":
+        elif why == "link list inside the article" or (why.startswith("named like boilerplate") and el not in threads):
+            # a picture that is no link is no part of the list (a figure with a linked credit), nor of the
+            # share bar it stands beside (a shop's photo column, named for its buttons)
             pictures = _pictures_of(el)
-            if pictures:  # a picture that is no link is no part of the list: a figure with a linked credit
+            if pictures:
                 ctx.keep_only(el, pictures, reason=f"{why}: its links and text (its pictures stay)",
                               measured=lambda _, m=measured: m, threshold=threshold)
                 continue
