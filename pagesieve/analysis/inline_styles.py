@@ -3,7 +3,7 @@
 Dropped (:func:`drop`), they go but for what keeps the page's look without its layout: an element its
 style hid stays hidden, a background keeps its text colour, a fold of zero height stays shut and an
 icon's box keeps its size — unless the fold or box holds prose (an FAQ's answer, a window the page's
-script grows), which opens; and a small SVG drawing without a size of its own gets its drawing's size.
+script grows), which opens.
 
 Kept (:func:`open_prose`, with the scripts gone), the page keeps its own layout, and only what its
 scripts were to open opens: a fold or a box holding prose loses the declarations that keep it shut.
@@ -73,10 +73,6 @@ def drop(root: HtmlElement, tags: tuple[str, ...], ctx) -> None:
         ctx.set_attr(node, "style", kept or None)
 
 
-#: What a style attribute's fold (:func:`_folded`) and icon's box (:func:`_icon_box`) are made of.
-_SHUTTING = {*("height", "max-height"), *("overflow", "overflow-y"), "width"}
-
-
 def open_prose(root: HtmlElement, tags: tuple[str, ...], ctx) -> None:
     """With style attributes kept and the scripts gone: a fold or an icon's box of ``tags`` that holds
     prose (a script was to open it: an FAQ's answer, a window) loses the declarations that keep it shut
@@ -112,6 +108,8 @@ def _colours(style: str) -> str:
 #: a height or maximum height of zero, and how what overflows it is shown.
 _FOLD_PROPERTIES = ("height", "max-height")
 _OVERFLOW_PROPERTIES = ("overflow", "overflow-y")
+#: What a style attribute's fold (:func:`_folded`) and icon's box (:func:`_icon_box`) are made of.
+_SHUTTING = frozenset({*_FOLD_PROPERTIES, *_OVERFLOW_PROPERTIES, "width"})
 _ZERO = re.compile(r"0+(?:\.0*)?(?:px|em|rem|%|vh)?")
 
 
