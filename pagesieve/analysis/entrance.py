@@ -62,7 +62,6 @@ ANIMATED_ON_SCROLL = etree.XPath("//@data-aos/..")
 OPACITY_0 = re.compile(r"^opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?\s*(?:!\s*important)?$", re.I)
 _OFFSET = re.compile(r"^(?:-(?:webkit|moz|ms|o)-)?(?:transform|translate|scale|rotate)\s*:", re.I)
 STAYS_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 #: A comment of a style sheet (read as a space).
 CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 #: A selector of the page as a whole: ``html``, ``body`` or ``:root``, qualified or not (``body.blog``,
@@ -172,23 +171,17 @@ def _first_frame(el: HtmlElement) -> list[str] | None:
     return [d for d in parts if not OPACITY_0.match(d) and not _OFFSET.match(d)]
 
 
-#: What an element may show besides text: pictures, drawings, video, frames.
-_SEEN_TAGS = ("img", "picture", "svg", "video", "canvas", "iframe", "object", "embed")
-
-
 def _shows_something(el: HtmlElement, style: str) -> bool:
     """Whether ``el`` holds something to see: text, a picture or another drawing, or a background picture
     of its own (a hero fading in). An empty layer left transparent (a fade over the page, named "Fade BG")
     would only cover what is under it with its colour once shown."""
-    return (bool(dom.text_len(el)) or "url(" in style.lower() or el.tag in _SEEN_TAGS
-            or next(el.iter(*_SEEN_TAGS), None) is not None)
+    return (bool(dom.text_len(el)) or "url(" in style.lower() or el.tag in dom.MEDIA_TAGS
+            or next(el.iter(*dom.MEDIA_TAGS), None) is not None)
 
 
 def _hidden_on_purpose(el: HtmlElement) -> bool:
     """Hidden from assistive technology too, or a dialog its script opens on demand."""
-    return (el.tag == "dialog" or (el.get("aria-hidden") or "").strip().lower() == "true"
-            or (el.get("role") or "").strip().lower() in _DIALOG_ROLES
-            or (el.get("aria-modal") or "").strip().lower() == "true")
+    return (el.get("aria-hidden") or "").strip().lower() == "true" or dom.is_dialog(el)
 
 
 def reveal(root: HtmlElement, ctx) -> int:

@@ -23,6 +23,7 @@ from pagesieve.analysis.entrance import CSS_COMMENT, OPACITY_0, STAYS_HIDDEN, de
 from pagesieve.analysis.lazy_images import loadable
 from pagesieve.core import dom
 
+
 def rules(css: str) -> list[tuple[int, int, str, str]]:
     """The style rules of ``css`` inside any depth of at-rule blocks (``@media``, ``@supports``):
     (start, end, selector, declarations), with ``css[start:end]`` the whole rule. At-rules without a

@@ -24,6 +24,10 @@ HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: footer and side bars (a <header>/<footer> inside an <article> or <main> is its own, not furniture).
 FURNITURE_TAGS = frozenset({"nav", "header", "footer", "aside"})
 FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
+#: Roles of a dialog: a window a script opens over the page (a consent manager, a sign-up, a store picker).
+DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+#: Elements that show something besides text: pictures, drawings, video and sound, frames.
+MEDIA_TAGS = ("img", "picture", "video", "audio", "iframe", "object", "embed", "svg", "canvas")
 WHITESPACE = re.compile(r"\s+")
 WORD_CHARS = re.compile(r"\w", re.UNICODE)
 #: A word, wherever pagesieve counts or compares words (measurement, headlines, evaluation).
@@ -488,3 +492,9 @@ def inherited(el: HtmlElement | None, known: dict, start, step, top: HtmlElement
         value = step(value, node)
         known[node] = value
     return value
+
+
+def is_dialog(el: HtmlElement) -> bool:
+    """A dialog over the page: ``<dialog>``, a dialog role (:data:`DIALOG_ROLES`) or ``aria-modal="true"``."""
+    return (el.tag == "dialog" or (el.get("role") or "").strip().lower() in DIALOG_ROLES
+            or (el.get("aria-modal") or "").strip().lower() == "true")

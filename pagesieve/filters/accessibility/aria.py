@@ -63,10 +63,6 @@ _NAMED_ICON_TAGS = frozenset({"span", "div", "i"})
 PROHIBITED_NAME_TAGS = tuple(sorted(GENERIC_TAGS | {"p", "em", "strong", "code", "sub", "sup", "del", "ins"}))
 
 
-#: Roles of a dialog: hidden by ``aria-hidden``, it is closed, not content kept from screen readers.
-DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
-
-
 def hidden_content(doc: Doc, ctx, s: AccessibilitySettings) -> None:
     """``aria-hidden="true"`` dropped from content a screen reader would miss while a keyboard reaches
     it or that is real text (setting ``aria_hidden``), but for a closed dialog; hidden icon links leave the
@@ -81,7 +77,7 @@ def hidden_content(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             continue  # hidden from everyone: not a trap
         if any((a.get("aria-hidden") or "").strip().lower() == "true" for a in el.iterancestors()):
             continue  # the outermost one decides
-        if (el.get("role") or "").strip().lower() in DIALOG_ROLES or (el.get("aria-modal") or "").strip().lower() == "true":
+        if dom.is_dialog(el):
             continue  # a closed dialog (a consent window): style sheets hide it by this very state, and opened
             # it would cover the page
         focusable = FOCUSABLE(el)

@@ -38,7 +38,7 @@ _PLAIN_URL = dom.PLAIN_URL
 _ASCII_ABSOLUTE = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[\x21-\x5a\x5e-\x7e]*")
 # A URL scheme (RFC 3986 §3.1), as urlsplit reads it.
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
-MEDIA = ("img", "picture", "video", "audio", "iframe", "object", "embed", "svg", "canvas")
+MEDIA = dom.MEDIA_TAGS
 # Request type per tag (WebExtensions ResourceType names, as adblock-rust reads them).
 REQUEST_TYPES = {
     "script": "script", "img": "image", "input": "image", "iframe": "subdocument", "frame": "subdocument",

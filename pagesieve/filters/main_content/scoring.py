@@ -166,15 +166,9 @@ def class_weight(el: HtmlElement, s: MainContentSettings) -> int:
     return w
 
 
-#: Roles of a dialog a script opens over the page (a consent manager's preferences, a sign-up, a store
-#: picker): never the page's content, even on the pass over every paragraph.
-MODAL_ROLES = frozenset({"dialog", "alertdialog"})
-
-
-def modal(el: HtmlElement) -> bool:
-    """A dialog over the page: ``<dialog>``, a dialog role or ``aria-modal="true"``."""
-    return (el.tag == "dialog" or (el.get("role") or "").strip().lower() in MODAL_ROLES
-            or (el.get("aria-modal") or "").strip().lower() == "true")
+#: A dialog a script opens over the page (:func:`pagesieve.core.dom.is_dialog`: a consent manager's preferences,
+#: a sign-up, a store picker): never the page's content, even on the pass over every paragraph.
+modal = dom.is_dialog
 
 
 #: The attributes :func:`unlikely_blocks` reads (names, roles, aria-modal), with ``<dialog>``: an element with none
