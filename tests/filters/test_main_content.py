@@ -1054,3 +1054,56 @@ def test_a_second_opinion_keeps_the_sections_beside_a_small_choice(share, sectio
     assert "p0" in ids(page) and not {"nav", "foot"} & ids(page)
     assert ({f"p{i}" for i in range(1, sections)} <= ids(page)) is widened
     assert any(e["action"] == "widen" and "second opinion" in e["reason"] for e in state.record) is widened
+
+
+# -- a chosen <article> stands; a block's lists of links go, its prose stays ---------------------------
+PLAIN_SPEC = "Made of steel and oak it stands firm on any floor and lasts for years of daily work. "
+
+
+def _product_page(desc_tag: str) -> str:
+    """A shop's product page: <main> holds the buying box, the description (an <article>, or not) and
+    the customers' reviews; the description is a third of the main block's text, the only prose."""
+    reviews = "".join(f"<article class=review id=r{i}><h3>Review {i}</h3><span>{PLAIN_SPEC * 3}</span></article>"
+                      for i in range(5))
+    return (f"<html><head><title>Oak workbench</title></head><body><nav><a href=/>Home</a> <a href=/shop>Shop</a>"
+            f"</nav><main id=shop><section id=wrap><div id=box><h1>Oak workbench</h1><span id=spec>{PLAIN_SPEC * 6}</span></div>"
+            f"<{desc_tag} id=desc><h2>About this bench</h2>{para(6, 'd1')}{para(2, 'd2')}</{desc_tag}>"
+            f"<section id=reviews>{reviews}</section></section></main><footer><a href=/terms>Terms</a></footer></body></html>")
+
+
+@pytest.mark.parametrize("desc_tag, widened", [("article", False), ("div", True)])
+def test_a_chosen_article_is_not_widened_to_the_main_block_around_it(desc_tag, widened):
+    page, state, _ = run_filter("main_content", _product_page(desc_tag), second_opinion_share=0,
+                                section_link_density=0)
+    chosen = next(e for e in state.record if e["action"] == "select")
+    assert {"d1", "d2"} <= ids(page)
+    assert ({"spec", "r0", "r4"} <= ids(page)) is widened
+    assert any(e["action"] == "widen" and "semantic main" in e["reason"] for e in state.record) is widened
+    if not widened:
+        assert chosen["node"] == "article#desc"
+
+
+SERVICES = "".join(f"<li>{name}</li>" for name in ("Screening exams", "Cleanings", "Extractions", "X-rays",
+                                                   "Fillings", "Preventive care", "Root canals"))
+OFFICES = "".join(f"<li><a href=/office{i}>Community health centre number {i}</a></li>" for i in range(4))
+HOURS = ("Do you have an emergency? Our walk-in centre is open most Saturdays from one to four, and you can "
+         "call us with any question.")
+
+
+@pytest.mark.parametrize("box, kept, gone", [
+    # what the service offers, its offices' links and a paragraph on its hours: the offices' list goes
+    (f"<div id=box><h2 id=h>Procedures and services</h2><ul id=offers>{SERVICES}</ul>"
+     f"<h2>Centres that offer it</h2><ul id=offices>{OFFICES}</ul><p id=hours>{HOURS}</p></div>",
+     {"box", "offers", "hours"}, {"offices"}),
+    # a box of teasers: a linked headline over each summary, then more links: it goes whole
+    ("<div id=box><h2><a href=/a>A storm hits the coast</a></h2><p id=t1>" + HOURS + "</p>"
+     "<h2><a href=/b>The mayor opens the bridge</a></h2><p id=t2>" + HOURS + "</p>"
+     f"<ul id=offices>{OFFICES}</ul></div>", set(), {"box", "t1", "t2", "offices"}),
+])
+def test_a_block_with_its_links_in_one_list_loses_only_the_list(box, kept, gone):
+    html = (f"<html><head><title>Dental care</title></head><body><div id=main>{para(9, 'p1')}{box}"
+            f"{para(9, 'p2')}</div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"p1", "p2"} | kept <= left and not gone & left
+    assert "link list inside the article" in reasons(state).values()

@@ -43,7 +43,11 @@ Sources (each threshold's doc names its own):
   of prose — testimonials, feature cards, with or without their pictures — is text); headings that repeat the page title
   (``title_overlap``); lists, tables and divisions with fewer than ``clean_max_commas`` commas whose
   link density is above ``clean_link_density`` (``clean_link_density_positive`` when their names say
-  "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence);
+  "content"), but for a blurb: one link beside twice its text in prose (a linked heading over a sentence),
+  and but for a block whose links stand together in lists of links inside it with a paragraph of prose
+  beside them (``sibling_paragraph_chars`` unlinked, at most one link left outside the lists): that block
+  is looked into and its lists go, its prose stays (a service's section of what it offers, its offices'
+  links and a paragraph on opening hours; a box of teasers has a link over each summary and goes whole);
   the story's pictures in such a list (not links themselves: a photo with its photographer's linked
   credit) stay, as in a caption block. Not when the choice itself is mostly links (over
   ``main_link_density``) and found only on the pass over every paragraph: a page of linked cards the
@@ -79,6 +83,9 @@ paragraph block is often one short section, a cookie notice or the heading of a 
   block holds less than ``main_share`` of its text, the main block is kept instead — except when the chosen block lies inside the main block and the main block is
   an ``<article>``, or the page is an article (detected type) and the block was found on the first
   pass: there the rest of the main block is the headline, comments, related stories and the like.
+  Nor when the first pass chose ``<article>`` elements of article size (``min_article_chars``): the
+  page marks that text as its story (a shop's product description in an ``<article>``, its main block
+  also holding the buying box, reviews and accessories).
   Nor when the chosen block is a text of ``min_article_chars`` or more and what the main block adds
   beside it is mostly links (over ``main_link_density``: a grid of products or teasers under a shop
   category's description; ``text_over_links``, noted as ``keep``). Measured (the six corpora):

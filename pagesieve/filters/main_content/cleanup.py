@@ -269,7 +269,38 @@ def boilerplate(el, st, article_chars, title_words, outside_core, s: MainContent
         return "customer reviews on a product page", measured, limit
     if big:
         return None
-    return _small_boilerplate(el, es, names, title_words, measured, limit, s, kind, links_are_content)
+    reason = _small_boilerplate(el, es, names, title_words, measured, limit, s, kind, links_are_content)
+    if (reason and reason[0] == "link list inside the article"
+            and _links_gathered(el, es, st, reason[2]["link_density"], s)):
+        return None  # looked into: its lists of links go, its prose stays
+    return reason
+
+
+def _links_gathered(el, es, st, bound: float, s: MainContentSettings) -> bool:
+    """The block's links stand together in lists of links inside it (blocks of two links or more, over
+    ``main_link_density`` links), at most one link is left beside them, and the rest is prose: a
+    paragraph's worth (``sibling_paragraph_chars``) of unlinked text at most ``bound`` links. Such a
+    block is looked into, not removed whole: a service's section of what it offers, its offices' links
+    and a paragraph on opening hours loses the offices' links only. A box of teasers (a linked
+    headline over each summary) has a link beside each summary, and goes whole as before."""
+    listed = listed_link = listed_count = 0
+    stack = [x for x in el if isinstance(x.tag, str)]
+    while stack:
+        x = stack.pop()
+        xs = st.get(x)
+        if xs is None or not xs.chars:
+            continue
+        if xs.link > s.main_link_density * xs.chars:
+            n = sum(1 for _ in x.iter("a"))
+            if n >= 2:
+                listed, listed_link, listed_count = listed + xs.chars, listed_link + xs.link, listed_count + n
+                continue
+        stack.extend(y for y in x if isinstance(y.tag, str))
+    if not listed_count:
+        return False
+    rest, rest_link = es.chars - listed, es.link - listed_link
+    return (sum(1 for _ in el.iter("a")) - listed_count <= 1 and rest - rest_link >= s.sibling_paragraph_chars
+            and rest_link <= bound * rest)
 
 
 def _small_boilerplate(el, es, names, title_words, measured, limit, s: MainContentSettings,

@@ -112,12 +112,21 @@ def semantic_main_block(c: Choice, f: Facts, ctx) -> None:
     thin = c.chars < s.min_article_chars and f.attempt > 1
     if (ms and main is not f.body and ms.chars and c.chars < s.main_share * ms.chars
             and (ms.link / ms.chars <= s.main_link_density or thin)
-            and not (inside and main is not None and (main.tag == "article" or f.kind.kind == "article" and f.attempt == 1))):
+            and not (inside and main is not None and (main.tag == "article" or f.kind.kind == "article" and f.attempt == 1))
+            and not _declared_story(c, f)):
         if s.text_over_links and main is not None and links_beside(c, main, f, ctx):
             return
         ctx.note("widen", main, "the chosen block is a small part of the page's semantic main block",
                  measured={"chars": c.chars, "main_chars": ms.chars}, threshold={"main_share": s.main_share})
         c.widen(main, f.scores, ms.chars)
+
+
+def _declared_story(c: Choice, f: Facts) -> bool:
+    """The first pass chose ``<article>`` elements of article size (``min_article_chars``): the page
+    marks that text as its story itself, and the rest of its main block is what stands around a story
+    (a shop's buying box, reviews and accessories around the product's description)."""
+    return (f.attempt == 1 and c.chars >= f.s.min_article_chars
+            and all(x.tag == "article" for x in c.chosen))
 
 
 def links_beside(c: Choice, main: HtmlElement, f: Facts, ctx) -> bool:
