@@ -37,6 +37,15 @@ def test_a_heading_that_says_the_first_part_of_the_title_is_the_headline():
     assert got.source == "<h1> matching the og:title"
 
 
+def test_the_heading_that_says_the_title_best_is_the_headline():
+    # "Dental Care | ONE Health Ohio": a later section's heading ("... Centers that Offer Dental") shares
+    # enough of the whole title's words to agree with it, but the page's own "Dental Care" says the
+    # title's first part word for word, and is its headline
+    got = headline_of(f"""<html><head><title>Dental Care | ONE Health Ohio</title></head><body>
+      <div><h1>Dental Care</h1>{PROSE}<h1>ONE Health Ohio Centers that Offer Dental</h1>{PROSE}</div></body></html>""")
+    assert got.text == "Dental Care"
+
+
 def test_the_sites_name_that_ends_the_title_is_not_matched_by_itself():
     got = headline_of(f"""<html><head><meta property="og:title"
       content="Valkyrie keyboard wireless tri-mode - AliExpress"></head><body>

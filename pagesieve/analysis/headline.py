@@ -142,15 +142,27 @@ def _site_frame() -> Callable[[HtmlElement], bool]:
 def _choose(text: str, h1s: list, h2s: list, framed: Callable[[HtmlElement], bool]) -> HtmlElement | None:
     """The heading that says what ``text`` says (:func:`_agreeing`), one outside the site's frame first
     (a heading in the site's header or menu bar is the site's name, the one in the page's body its
-    headline: "ORM Quick Start - SQLAlchemy Documentation"), by the whole title or by one of its parts;
-    else any heading, as :func:`_agreeing` picks it."""
+    headline: "ORM Quick Start - SQLAlchemy Documentation"), by the whole title or by one of its parts:
+    of those found, the one whose words are most nearly the words it agrees with (:func:`_likeness`;
+    "Dental Care | ONE Health Ohio": the page's "Dental Care", not a later section's "ONE Health Ohio
+    Centers that Offer Dental", which shares enough words to agree with the whole title); else any
+    heading, as :func:`_agreeing` picks it."""
     inner_h1 = [h for h in h1s if not framed(h)]
     inner_h2 = [h for h in h2s if not framed(h)][:HEADLINE_H2S]
+    found = []
     for t in (text, *_title_parts(text)):
         h = _agreeing(t, inner_h1, inner_h2)
         if h is not None:
-            return h
+            found.append((_likeness(t, dom.text_of(h)), h))
+    if found:
+        return max(found, key=lambda x: x[0])[1]
     return _agreeing(text, h1s, h2s[:HEADLINE_H2S])
+
+
+def _likeness(a: str, b: str) -> float:
+    """The share of the words of ``a`` and ``b`` together that both say (1.0: the same words)."""
+    x, y = _words(a), _words(b)
+    return len(x & y) / len(x | y) if x or y else 0.0
 
 
 def page_headline(root: HtmlElement, scan: Scan | None = None) -> Headline | None:
