@@ -1107,3 +1107,21 @@ def test_a_block_with_its_links_in_one_list_loses_only_the_list(box, kept, gone)
     left = ids(page)
     assert {"p1", "p2"} | kept <= left and not gone & left
     assert "link list inside the article" in reasons(state).values()
+
+
+@pytest.mark.parametrize("after, title_goes", [
+    ("<h2 id=next>Opening hours</h2>", True),   # the list ends the heading's section
+    ("", True),                                 # nothing follows the list in its block
+    (f"<p id=next>{HOURS}</p>", False),         # the heading heads the paragraph after the list too
+])
+def test_the_heading_of_a_removed_list_of_links_goes_with_it(after, title_goes):
+    html = (f"<html><head><title>Dental care</title></head><body><div id=main>{para(9, 'p1')}"
+            f"<div id=box><p id=intro>{HOURS}</p><h2 id=title>Our offices</h2><ul id=offices>{OFFICES}</ul>{after}</div>"
+            f"{para(9, 'p2')}</div></body></html>")
+    page, state, _ = run_filter("main_content", html)
+    left = ids(page)
+    assert {"p1", "p2", "intro"} <= left and "offices" not in left
+    assert ("title" not in left) is title_goes
+    assert ("the heading of a list of links removed" in reasons(state).values()) is title_goes
+    if after:
+        assert "next" in left

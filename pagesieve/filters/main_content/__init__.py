@@ -48,6 +48,9 @@ Sources (each threshold's doc names its own):
   beside them (``sibling_paragraph_chars`` unlinked, at most one link left outside the lists): that block
   is looked into and its lists go, its prose stays (a service's section of what it offers, its offices'
   links and a paragraph on opening hours; a box of teasers has a link over each summary and goes whole);
+  a short heading right before a removed list of three links or more, which the list ends the section
+  of (another heading or nothing follows it), goes with it: "Our offices", "You may be interested in
+  the following topics as well:" would head nothing;
   the story's pictures in such a list (not links themselves: a photo with its photographer's linked
   credit) stay, as in a caption block. Not when the choice itself is mostly links (over
   ``main_link_density``) and found only on the pass over every paragraph: a page of linked cards the

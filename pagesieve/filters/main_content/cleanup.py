@@ -101,6 +101,7 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
     core_tree = set(core.iter()) if core is not None else set()  # core and what is below it
     title_words = _words(page.title)
     plan: list[tuple[HtmlElement, str, dict, dict]] = []
+    planned: set[HtmlElement] = set()
     bounded = 0  # characters of removals justified by size alone (not by lying outside the core)
     for node in chosen:  # a joining sibling may itself be boilerplate; the best block is not
         stack = list(reversed(node)) if node is top or core is None else [node]
@@ -114,6 +115,11 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
                 plan.append((el, *reason))
                 if not outside_core:
                     bounded += st[el].chars if el in st else 0
+                title = _list_title(el) if reason[0] == "link list inside the article" else None
+                if title is not None and not any(title is x or x in planned for x in title.iterancestors()):
+                    plan.append((title, "the heading of a list of links removed", {"chars": dom.text_len(title)}, {}))
+                    planned.add(title)
+                planned.add(el)
             else:
                 stack.extend(reversed(el))
     # A comment thread under a story may be most of the page: it is removed whatever its size
@@ -154,6 +160,59 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
                        threshold={"thread_min_comments": THREAD_MIN_COMMENTS}, guarded=False)
         else:
             ctx.remove(el, why, measured=measured, threshold=threshold)
+
+
+def _heading_only(el: HtmlElement | None) -> bool:
+    """``el`` is a heading, or a block whose one heading is all its text (a page builder's heading
+    module), with no link and no picture."""
+    if el is None or not isinstance(el.tag, str):
+        return False
+    if el.tag in dom.HEADING_TAGS:
+        heading = el
+    else:
+        headings = [h for h in el.iter(*dom.HEADING_TAGS)]
+        if len(headings) != 1 or dom.text_len(headings[0]) != dom.text_len(el):
+            return False
+        heading = headings[0]
+    return (dom.text_len(heading) > 0 and next(el.iter("a", "img", "picture", "svg", "video"), None) is None)
+
+
+def _list_title(el: HtmlElement) -> HtmlElement | None:
+    """The heading right before a list of links that ends the heading's section (what follows it
+    starts with another heading, or nothing follows): the list's title ("Our offices", "Related
+    stories"), which would head nothing once the list is gone."""
+    prev, after = _element_sibling(el, previous=True), _element_sibling(el, previous=False)
+    if (prev is None or (prev.tail or "").strip() or (el.tail or "").strip() or not _heading_only(prev)
+            or len(dom.text_of(prev).split()) > LIST_TITLE_WORDS
+            or sum(1 for _ in el.iter("a")) < LIST_TITLE_LINKS):
+        return None
+    return prev if after is None or _starts_with_heading(after) else None
+
+
+#: A list's title is a few words ("Our offices", "Popular projects:"), not a sentence (an article's
+#: standfirst over its byline's links); ...
+LIST_TITLE_WORDS = 10
+#: ... over a list of at least this many links (a call to action's one link is no list).
+LIST_TITLE_LINKS = 3
+
+
+def _element_sibling(el: HtmlElement, previous: bool) -> HtmlElement | None:
+    """The element just before (``previous``) or after ``el``, comments and processing instructions passed."""
+    x = el.getprevious() if previous else el.getnext()
+    while x is not None and not isinstance(x.tag, str):
+        x = x.getprevious() if previous else x.getnext()
+    return x
+
+
+def _starts_with_heading(el: HtmlElement) -> bool:
+    """``el`` is a heading or its text begins with its first heading's."""
+    if el.tag in dom.HEADING_TAGS:
+        return True
+    heading = next(el.iter(*dom.HEADING_TAGS), None)
+    if heading is None:
+        return False
+    words = dom.text_of(heading).split()
+    return bool(words) and dom.text_of(el).split()[:len(words)] == words
 
 
 #: The most link text a "read more" block's unfolded prose holds (a share of its text).
