@@ -68,7 +68,9 @@ Each part is a setting; in the order they run:
 * ``lists`` — WCAG 1.3.1 (axe ``list``, ``listitem``): the page's own broken lists are repaired
   where the fix is certain: in a ``<ul>``/``<ol>``, each run of children that are not ``<li>``
   (a ``<div>``, a link, bare text; ``<script>``/``<template>`` are allowed there) is wrapped in one
-  ``<li>``; a run of ``<li>`` outside any list is wrapped in a ``<ul>``.
+  ``<li>``; a run of ``<li>`` outside any list is wrapped in a ``<ul>``. An ``<li>`` with nothing in it
+  (no element, no text, no ``id``) is taken out, and a list of only such items with it: what filters
+  leave of a row of buttons read as "list, 2 items" and showed "1." and "2." beside nothing.
 * ``link_names`` — WCAG 2.4.4/4.1.2 (axe ``link-name``): a link with no accessible name is named
   (``aria-label``) by the text alternatives it holds but does not expose (the ``alt`` of an
   ``aria-hidden`` or presentational image, a child's ``title`` or ``aria-label``), else by its
@@ -320,8 +322,9 @@ class AccessibilitySettings:
                                       " word.",
                                  minimum=10, group="advanced", scope="user")
     # Sources: Repair the page's broken lists: stray children of <ul>/<ol> wrapped in <li>, <li> outside a list
-    # wrapped in <ul> (WCAG 1.3.1; axe list, listitem).
-    lists: bool = setting(True, "Repair broken lists so screen readers count their items right.",
+    # wrapped in <ul> (WCAG 1.3.1; axe list, listitem); empty <li> out.
+    lists: bool = setting(True, "Repair broken lists so screen readers count their items right, and take out "
+                                "list items that hold nothing (what is left of a row of removed buttons).",
                           group="accessibility", scope="user")
     # Sources: Name links that have no accessible name: by the alt/title they hide, else by their destination (WCAG
     # 2.4.4; axe link-name).

@@ -1,5 +1,5 @@
 """Lists (WCAG 1.3.1; axe ``list``, ``listitem``): the page's broken lists repaired where the fix is
-certain."""
+certain, and the list items that hold nothing at all taken out (with a list left without items)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ LIST_OK = frozenset({"li", "script", "template", "noscript", "style"})
 
 def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
     """Stray children of ``<ul>``/``<ol>`` wrapped in ``<li>``, runs of ``<li>`` outside any list in a
-    ``<ul>`` (setting ``lists``)."""
+    ``<ul>``, empty items out (setting ``lists``)."""
     if not s.lists:
         return
     body = doc.body
+    _empty_items(body, ctx)
     for lst in list(body.iter("ul", "ol")):
         if (lst.get("role") or "").strip():
             continue  # axe checks only lists without a role; a role says what it is
@@ -76,3 +77,28 @@ def repair(doc: Doc, ctx, s: AccessibilitySettings) -> None:
             ul.append(item)
         ctx.note("list", ul, f"{len(run)} <li> outside any list wrapped in <ul> (WCAG 1.3.1; axe listitem)",
                  measured={"parent": dom.describe(parent)})
+
+
+def _empty_items(body, ctx) -> None:
+    """A ``<li>`` with nothing in it (no element, no text, no ``id`` a link may point at) is taken out,
+    and a ``<ul>``/``<ol>`` that held only such items with it: a screen reader announced "list, 2
+    items" and read nothing, and a numbered list showed "1." and "2." beside nothing. Such items are
+    what filters leave of a row of buttons or links they removed (or a script was to fill)."""
+    by_list: dict = {}
+    for li in body.iter("li"):
+        if not len(li) and not (li.text or "").strip() and not li.get("id"):
+            by_list.setdefault(li.getparent(), []).append(li)
+    for lst, items in by_list.items():
+        if lst is None:
+            continue
+        empty = set(items)
+        whole = (lst.tag in ("ul", "ol", "menu") and not lst.get("id") and not (lst.text or "").strip()
+                 and all(x in empty or not isinstance(x.tag, str) for x in lst))
+        if whole:
+            ctx.remove(lst, "a list of empty items: nothing to read or see (WCAG 1.3.1)",
+                       measured={"items": len(items)})
+            continue
+        for li in items:
+            ctx.remove(li, "an empty list item: nothing to read or see (WCAG 1.3.1)", explain=False)
+        ctx.note("list", lst, "empty items taken out of the list: nothing to read or see (WCAG 1.3.1)",
+                 measured={"items": len(items)})
