@@ -116,7 +116,7 @@ def clean(page, chosen, top, top_score, st, scores, article_chars, ctx, s: MainC
                 if not outside_core:
                     bounded += st[el].chars if el in st else 0
                 title = _list_title(el) if reason[0] == "link list inside the article" else None
-                if title is not None and not any(title is x or x in planned for x in title.iterancestors()):
+                if title is not None and title not in planned and not any(x in planned for x in title.iterancestors()):
                     plan.append((title, "the heading of a list of links removed", {"chars": dom.text_len(title)}, {}))
                     planned.add(title)
                 planned.add(el)
@@ -170,11 +170,18 @@ def _heading_only(el: HtmlElement | None) -> bool:
     if el.tag in dom.HEADING_TAGS:
         heading = el
     else:
-        headings = [h for h in el.iter(*dom.HEADING_TAGS)]
+        headings = list(el.iter(*dom.HEADING_TAGS))
         if len(headings) != 1 or dom.text_len(headings[0]) != dom.text_len(el):
             return False
         heading = headings[0]
     return (dom.text_len(heading) > 0 and next(el.iter("a", "img", "picture", "svg", "video"), None) is None)
+
+
+#: A list's title is a few words ("Our offices", "Popular projects:"), not a sentence (an article's
+#: standfirst over its byline's links); ...
+LIST_TITLE_WORDS = 10
+#: ... over a list of at least this many links (a call to action's one link is no list).
+LIST_TITLE_LINKS = 3
 
 
 def _list_title(el: HtmlElement) -> HtmlElement | None:
@@ -187,13 +194,6 @@ def _list_title(el: HtmlElement) -> HtmlElement | None:
             or sum(1 for _ in el.iter("a")) < LIST_TITLE_LINKS):
         return None
     return prev if after is None or _starts_with_heading(after) else None
-
-
-#: A list's title is a few words ("Our offices", "Popular projects:"), not a sentence (an article's
-#: standfirst over its byline's links); ...
-LIST_TITLE_WORDS = 10
-#: ... over a list of at least this many links (a call to action's one link is no list).
-LIST_TITLE_LINKS = 3
 
 
 def _element_sibling(el: HtmlElement, previous: bool) -> HtmlElement | None:
