@@ -174,7 +174,7 @@ def _heading_only(el: HtmlElement | None) -> bool:
         if len(headings) != 1 or dom.text_len(headings[0]) != dom.text_len(el):
             return False
         heading = headings[0]
-    return (dom.text_len(heading) > 0 and next(el.iter("a", "img", "picture", "svg", "video"), None) is None)
+    return dom.text_len(heading) > 0 and next(el.iter("a", *dom.MEDIA_TAGS), None) is None
 
 
 #: A list's title is a few words ("Our offices", "Popular projects:"), not a sentence (an article's
@@ -188,20 +188,13 @@ def _list_title(el: HtmlElement) -> HtmlElement | None:
     """The heading right before a list of links that ends the heading's section (what follows it
     starts with another heading, or nothing follows): the list's title ("Our offices", "Related
     stories"), which would head nothing once the list is gone."""
-    prev, after = _element_sibling(el, previous=True), _element_sibling(el, previous=False)
+    prev = next(el.itersiblings(dom.ELEMENT, preceding=True), None)
+    after = next(el.itersiblings(dom.ELEMENT), None)
     if (prev is None or (prev.tail or "").strip() or (el.tail or "").strip() or not _heading_only(prev)
             or len(dom.text_of(prev).split()) > LIST_TITLE_WORDS
             or sum(1 for _ in el.iter("a")) < LIST_TITLE_LINKS):
         return None
     return prev if after is None or _starts_with_heading(after) else None
-
-
-def _element_sibling(el: HtmlElement, previous: bool) -> HtmlElement | None:
-    """The element just before (``previous``) or after ``el``, comments and processing instructions passed."""
-    x = el.getprevious() if previous else el.getnext()
-    while x is not None and not isinstance(x.tag, str):
-        x = x.getprevious() if previous else x.getnext()
-    return x
 
 
 def _starts_with_heading(el: HtmlElement) -> bool:
@@ -328,11 +321,7 @@ def boilerplate(el, st, article_chars, title_words, outside_core, s: MainContent
         return "customer reviews on a product page", measured, limit
     if big:
         return None
-    reason = _small_boilerplate(el, es, names, title_words, measured, limit, s, kind, links_are_content)
-    if (reason and reason[0] == "link list inside the article"
-            and _links_gathered(el, es, st, reason[2]["link_density"], s)):
-        return None  # looked into: its lists of links go, its prose stays
-    return reason
+    return _small_boilerplate(el, es, st, names, title_words, measured, limit, s, kind, links_are_content)
 
 
 def _links_gathered(el, es, st, bound: float, s: MainContentSettings) -> bool:
@@ -362,7 +351,7 @@ def _links_gathered(el, es, st, bound: float, s: MainContentSettings) -> bool:
             and rest_link <= bound * rest)
 
 
-def _small_boilerplate(el, es, names, title_words, measured, limit, s: MainContentSettings,
+def _small_boilerplate(el, es, st, names, title_words, measured, limit, s: MainContentSettings,
                        kind: str, links_are_content: bool = False) -> tuple[str, dict, dict] | None:
     """The tests of :func:`boilerplate` for a block within ``clean_max_share``: labels, captions,
     headings that repeat the title, link lists."""
@@ -382,7 +371,7 @@ def _small_boilerplate(el, es, names, title_words, measured, limit, s: MainConte
             and not links_are_content):
         ld = es.link / chars
         bound = s.clean_link_density_positive if POSITIVE_NAMES.found(names) else s.clean_link_density
-        if ld > bound and not _linked_blurb(el, es):
+        if ld > bound and not _linked_blurb(el, es) and not _links_gathered(el, es, st, bound, s):
             return "link list inside the article", {**measured, "link_density": round(ld, 3)}, {
                 "link_density": bound, "commas_below": s.clean_max_commas}
     return None
